@@ -1,0 +1,14 @@
+/// An opaque RGB colour with 8-bit components, as the wire protocol carries it.
+public struct Colour: Hashable, Sendable {
+    public var red: UInt8
+    public var green: UInt8
+    public var blue: UInt8
+
+    public init(red: UInt8, green: UInt8, blue: UInt8) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+    }
+
+    public static let black = Colour(red: 0, green: 0, blue: 0)
+}

@@ -1,0 +1,189 @@
+import ArgumentParser
+import CanvasBench
+import Foundation
+
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the original report's benchmarks and print the figures.",
+        subcommands: [OnePoint.self, Users.self]
+    )
+}
+
+/// Figures from the original report (CRDT Canvas, January 2020), for ratios.
+enum OriginalReport {
+    static let swiftCRDTThousandPointsMs = 65.7
+    static let automergeJSCThousandPointsMs = 48_631.0
+    static let pointsPerSecond = 15_220.0
+}
+
+extension Bench {
+    struct OnePoint: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "1000-point",
+            abstract: "One stroke, points appended one at a time, each its own APPEND.",
+            discussion: """
+                Prints the median time for the whole stroke with the CRDT apply alone and with \
+                each APPEND encoded to JSON and decoded again, and the bytes per point of the \
+                encoded operations. With --peers, also runs the same test on Yrs (pycrdt), Loro \
+                and Automerge through their Python bindings (installed on first use into a \
+                virtual environment) and prints one table with ratios.
+                """
+        )
+
+        @Option(help: "Points in the stroke.")
+        var points = 1000
+
+        @Option(help: "Timed repetitions (the median is reported).")
+        var repetitions = 200
+
+        @Flag(help: "Also run the peer CRDT libraries (Python bindings) and compare.")
+        var peers = false
+
+        @Option(help: "Folder of the peer harness (peers.py, setup.sh).")
+        var peersHarness = "Benchmarks/peers"
+
+        @Option(help: "Virtual environment for the peers (created on first use).")
+        var peersVenv = PeerHarness.defaultVenv
+
+        @Flag(help: "Print machine-readable JSON instead of a table.")
+        var json = false
+
+        func validate() throws {
+            guard points >= 2 else { throw ValidationError("--points must be at least 2, got \(points)") }
+            guard repetitions >= 1 else { throw ValidationError("--repetitions must be at least 1, got \(repetitions)") }
+        }
+
+        func run() throws {
+            let result = OnePointBenchmark(points: points, repetitions: repetitions).run()
+            let peerResults = peers
+                ? try PeerHarness(folder: peersHarness, venv: peersVenv).run(points: points, repeat: 5) : []
+            if json {
+                var object: [String: Any] = [
+                    "benchmark": "1000-point", "points": points, "repetitions": repetitions,
+                    "apply_ms": result.applySeconds * 1e3,
+                    "apply_us_per_point": result.applySeconds * 1e6 / Double(points),
+                    "codec_ms": result.codecSeconds * 1e3,
+                    "codec_us_per_point": result.codecSeconds * 1e6 / Double(points),
+                    "bytes_per_point_single": result.bytesPerPointSingle,
+                    "bytes_per_point_batched_15": result.bytesPerPointBatched,
+                ]
+                if peers {
+                    object["peers_bindings"] = "Python"
+                    object["peers"] = peerResults.map(\.json)
+                }
+                try printJSON(object)
+                return
+            }
+            let applyMs = result.applySeconds * 1e3
+            let codecMs = result.codecSeconds * 1e3
+            print("1000-point test: one stroke of \(points) points, each point its own APPEND (median of \(repetitions) runs)")
+            print(table([
+                ["", "total", "per point"],
+                ["CRDT apply", milliseconds(applyMs), microseconds(applyMs * 1e3 / Double(points))],
+                ["encode + decode + apply", milliseconds(codecMs), microseconds(codecMs * 1e3 / Double(points))],
+            ]))
+            print(String(format: "bytes per point: %.1f (one point per APPEND), %.1f (15 points per APPEND)",
+                         result.bytesPerPointSingle, result.bytesPerPointBatched))
+            if points == 1000 {
+                print(String(format: "original report: native Swift CRDT 65.7 ms (×%.0f slower than our apply), "
+                    + "Automerge via JavaScriptCore 48,631 ms (×%.0f slower)",
+                    OriginalReport.swiftCRDTThousandPointsMs / applyMs, OriginalReport.automergeJSCThousandPointsMs / applyMs))
+            }
+            guard peers else { return }
+            print("\nPeers, measured in this run, called through their Python bindings (the binding adds overhead):")
+            var rows = [["library", "apply", "× ours", "replicate", "× ours (codec)", "bytes/point"]]
+            rows.append(["Canvas (Swift, native)", milliseconds(applyMs), "1", milliseconds(codecMs), "1",
+                         String(format: "%.1f", result.bytesPerPointSingle)])
+            for peer in peerResults {
+                if let error = peer.error {
+                    rows.append(["\(peer.name) \(peer.version)", "error: \(error)", "", "", "", ""])
+                    continue
+                }
+                rows.append([
+                    "\(peer.name) \(peer.version)", milliseconds(peer.applyMs), String(format: "%.0f", peer.applyMs / applyMs),
+                    milliseconds(peer.replicateMs), String(format: "%.0f", peer.replicateMs / codecMs),
+                    String(format: "%.1f", peer.bytesPerPoint),
+                ])
+            }
+            print(table(rows))
+            print("apply: the points appended locally, one transaction each; replicate: each update also encoded and applied to a second replica")
+        }
+    }
+
+    struct Users: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "1000-user",
+            abstract: "One replica absorbing the APPENDs of many simultaneous authors.",
+            discussion: """
+                Every message is decoded from JSON, validated and applied on one core. Prints \
+                points per second and how many authors drawing 15 points per second that is.
+                """
+        )
+
+        @Option(help: "Simultaneous authors.")
+        var users = 1000
+
+        @Option(help: "APPENDs per author.")
+        var batches = 20
+
+        @Option(help: "Points per APPEND.")
+        var pointsPerBatch = 15
+
+        @Option(help: "Timed repetitions (the median is reported).")
+        var repetitions = 10
+
+        @Flag(help: "Print machine-readable JSON instead of text.")
+        var json = false
+
+        func validate() throws {
+            guard users >= 1, batches >= 1, pointsPerBatch >= 1, repetitions >= 1 else {
+                throw ValidationError("--users, --batches, --points-per-batch and --repetitions must be at least 1")
+            }
+        }
+
+        func run() throws {
+            let result = UsersBenchmark(users: users, batches: batches, pointsPerBatch: pointsPerBatch, repetitions: repetitions).run()
+            if json {
+                try printJSON([
+                    "benchmark": "1000-user", "users": users, "points": result.points, "messages": result.messages,
+                    "bytes": result.bytes, "seconds": result.seconds, "points_per_second": result.pointsPerSecond,
+                    "sustainable_users_at_15_points_per_second": result.sustainableUsers,
+                ])
+                return
+            }
+            print("1000-user test: \(users) authors × \(batches) APPENDs × \(pointsPerBatch) points, decoded, validated and applied on one core (median of \(repetitions) runs)")
+            print(String(format: "%d messages, %d points, %.1f MB of JSON in %@", result.messages, result.points,
+                         Double(result.bytes) / 1e6, milliseconds(result.seconds * 1e3)))
+            print(String(format: "%.0f points/s per core: %.0f authors at 15 points/s (original report: 15,220 points/s, ≈1000 authors; ×%.0f)",
+                         result.pointsPerSecond, result.sustainableUsers, result.pointsPerSecond / OriginalReport.pointsPerSecond))
+        }
+    }
+}
+
+func milliseconds(_ value: Double) -> String {
+    value >= 100 ? String(format: "%.0f ms", value) : value >= 1 ? String(format: "%.2f ms", value) : String(format: "%.3f ms", value)
+}
+
+func microseconds(_ value: Double) -> String {
+    value >= 1 ? String(format: "%.2f µs", value) : String(format: "%.0f ns", value * 1e3)
+}
+
+/// Left-aligned columns separated by two spaces.
+func table(_ rows: [[String]]) -> String {
+    let widths = rows.reduce(into: [Int]()) { widths, row in
+        for (column, cell) in row.enumerated() {
+            if column >= widths.count { widths.append(0) }
+            widths[column] = max(widths[column], cell.count)
+        }
+    }
+    return rows.map { row in
+        row.enumerated().map { column, cell in
+            cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+        }.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+    }.joined(separator: "\n")
+}
+
+func printJSON(_ object: [String: Any]) throws {
+    let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+    print(String(decoding: data, as: UTF8.self))
+}
