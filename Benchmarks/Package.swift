@@ -1,0 +1,29 @@
+// swift-tools-version:6.1
+// The package-benchmark suites, kept in their own package so that building and testing
+// Canvas does not build the benchmark harness. Run from this folder:
+//   swift package --disable-sandbox benchmark
+//   swift package --disable-sandbox benchmark --format jsonSmallerIsBetter --path results
+import PackageDescription
+
+let package = Package(
+    name: "CanvasBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Canvas", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "CanvasBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "CanvasCore", package: "Canvas"),
+                .product(name: "CanvasProtocol", package: "Canvas"),
+                .product(name: "CanvasBench", package: "Canvas"),
+            ],
+            path: "Benchmarks/CanvasBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        )
+    ],
+    swiftLanguageModes: [.v6]
+)
