@@ -95,12 +95,15 @@ public struct Document: Sendable {
     /// digest buckets up to date, and drops a placeholder that `body` left empty.
     private mutating func mutateStroke<Result>(_ id: StrokeID, _ body: (inout Stroke) -> Result) -> Result {
         let position = position(of: id)
-        let before = storage[position].contributedHash
-        let result = body(&storage[position])
-        let after = storage[position].refreshContributedHash()
-        let bucket = Digest.bucket(ofIdentifierHash: storage[position].idHash)
+        // One exclusive access to the stroke for the change and its digest bookkeeping.
+        let (result, bucket, before, after, isEmpty) = { (stroke: inout Stroke) in
+            let before = stroke.contributedHash
+            let result = body(&stroke)
+            let after = stroke.refreshContributedHash()
+            return (result, Digest.bucket(ofIdentifierHash: stroke.idHash), before, after, stroke.isEmptyPlaceholder)
+        }(&storage[position])
         bucketSumsForDigest[bucket] = bucketSumsForDigest[bucket] &- before &+ after
-        if storage[position].isEmptyPlaceholder {
+        if isEmpty {
             // Only a placeholder created for this call can be empty (strokes never lose
             // information), so it is the last one stored; its contribution goes too.
             bucketSumsForDigest[bucket] = bucketSumsForDigest[bucket] &- after

@@ -153,6 +153,14 @@ extension Stroke {
         guard !points.isEmpty, offset <= points.count else {
             return insertPending(batch, at: offset)
         }
+        if offset == points.count, pending.isEmpty {
+            // The common case: the author's next points, right at the end.
+            for (index, point) in zip(offset..., batch) {
+                pointsHash = pointsHash &+ StableHash.point(point, at: index)
+            }
+            points.append(contentsOf: batch)
+            return PlaceOutcome(novel: true, changedPoints: offset..<points.count, conflicts: 0)
+        }
         var outcome = mergeIntoPrefix(batch, at: offset)
         if !pending.isEmpty, pending[0].offset <= points.count {
             outcome.conflicts += drainPending()

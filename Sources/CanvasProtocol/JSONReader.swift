@@ -43,14 +43,19 @@ struct JSONReader {
     }
 
     /// Consumes `byte` (after whitespace) or fails naming `expected`.
-    mutating func expect(_ byte: UInt8, _ expected: String) throws(ProtocolError) {
-        skipWhitespace()
-        guard position < bytes.count, bytes[position] == byte else { throw syntaxError(expected) }
-        position += 1
+    @inline(__always)
+    mutating func expect(_ byte: UInt8, _ expected: @autoclosure () -> String) throws(ProtocolError) {
+        guard consume(byte) else { throw syntaxError(expected()) }
     }
 
     /// Consumes `byte` (after whitespace) if it is next.
+    @inline(__always)
     mutating func consume(_ byte: UInt8) -> Bool {
+        // Compact JSON (what every canonical encoder writes) has no whitespace: try first.
+        if position < bytes.count, bytes[position] == byte {
+            position += 1
+            return true
+        }
         skipWhitespace()
         guard position < bytes.count, bytes[position] == byte else { return false }
         position += 1
@@ -93,9 +98,9 @@ struct JSONReader {
         leaveContainer()
     }
 
-    /// An object member's key: its raw bytes when they are plain ASCII without escapes
+    /// A string literal as read: its raw bytes when they are plain ASCII without escapes
     /// (the common case, matched without building a `String`), else the decoded string.
-    enum MemberKey {
+    enum RawString {
         case ascii(UnsafeBufferPointer<UInt8>)
         case decoded(String)
 
@@ -109,7 +114,7 @@ struct JSONReader {
 
     /// Calls `body` once per member of an object with the member's key, the cursor at its
     /// value; the cursor must be at `{`.
-    mutating func forEachMember(_ body: (inout JSONReader, MemberKey) throws(ProtocolError) -> Void) throws(ProtocolError) {
+    mutating func forEachMember(_ body: (inout JSONReader, RawString) throws(ProtocolError) -> Void) throws(ProtocolError) {
         try expect(UInt8(ascii: "{"), "'{'")
         try enterContainer()
         if consume(UInt8(ascii: "}")) {
@@ -118,7 +123,8 @@ struct JSONReader {
         }
         repeat {
             skipWhitespace()
-            let key = try readKey()
+            guard peek == UInt8(ascii: "\"") else { throw syntaxError("a string key") }
+            let key = try readRawString()
             try expect(UInt8(ascii: ":"), "':'")
             skipWhitespace()
             try body(&self, key)
@@ -127,8 +133,9 @@ struct JSONReader {
         leaveContainer()
     }
 
-    private mutating func readKey() throws(ProtocolError) -> MemberKey {
-        guard peek == UInt8(ascii: "\"") else { throw syntaxError("a string key") }
+    /// Reads a string literal, without decoding it when it is plain ASCII; the cursor must
+    /// be at its opening quote.
+    mutating func readRawString() throws(ProtocolError) -> RawString {
         var end = position + 1
         while end < bytes.count {
             let byte = bytes[end]
@@ -318,53 +325,77 @@ struct JSONReader {
     /// which callers reject as non-finite.
     mutating func readNumber() throws(ProtocolError) -> Double {
         let start = position
+        let end = bytes.count
+        var index = position
+        defer { position = index }
         var negative = false
-        if peek == UInt8(ascii: "-") {
+        if index < end, bytes[index] == UInt8(ascii: "-") {
             negative = true
-            position += 1
+            index += 1
         }
+        guard index < end, JSONReader.isDigit(bytes[index]) else {
+            position = index
+            throw syntaxError("a value")
+        }
+        // Up to 19 significant digits go into the mantissa, the rest only move the decimal
+        // exponent (and send the number to the slow path below).
         var mantissa: UInt64 = 0
         var significantDigits = 0
         var exponent = 0
-        guard let first = peek, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9") else {
-            throw syntaxError("a value")
-        }
-        if first == UInt8(ascii: "0") {
-            position += 1
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
         } else {
-            while let byte = peek, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
-                accumulate(byte, into: &mantissa, digits: &significantDigits, exponent: &exponent, fraction: false)
-                position += 1
+            while index < end, JSONReader.isDigit(bytes[index]) {
+                if significantDigits < 19 {
+                    mantissa = mantissa &* 10 &+ UInt64(bytes[index] &- UInt8(ascii: "0"))
+                } else {
+                    exponent += 1
+                }
+                significantDigits += 1
+                index += 1
             }
         }
-        if peek == UInt8(ascii: ".") {
-            position += 1
-            guard let byte = peek, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else {
+        if index < end, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard index < end, JSONReader.isDigit(bytes[index]) else {
+                position = index
                 throw syntaxError("a digit after the decimal point")
             }
-            while let byte = peek, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
-                accumulate(byte, into: &mantissa, digits: &significantDigits, exponent: &exponent, fraction: true)
-                position += 1
+            while index < end, JSONReader.isDigit(bytes[index]) {
+                let digit = UInt64(bytes[index] &- UInt8(ascii: "0"))
+                if mantissa == 0 && digit == 0 {
+                    exponent -= 1  // a leading zero of the fraction is not significant
+                } else {
+                    if significantDigits < 19 {
+                        mantissa = mantissa &* 10 &+ digit
+                        exponent -= 1
+                    }
+                    significantDigits += 1
+                }
+                index += 1
             }
         }
-        if peek == UInt8(ascii: "e") || peek == UInt8(ascii: "E") {
-            position += 1
+        if index < end, bytes[index] | 0x20 == UInt8(ascii: "e") {
+            index += 1
             var exponentNegative = false
-            if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") {
-                exponentNegative = peek == UInt8(ascii: "-")
-                position += 1
+            if index < end, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                exponentNegative = bytes[index] == UInt8(ascii: "-")
+                index += 1
             }
-            guard let byte = peek, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else {
+            guard index < end, JSONReader.isDigit(bytes[index]) else {
+                position = index
                 throw syntaxError("a digit in the exponent")
             }
             var written = 0
-            while let byte = peek, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
-                written = min(written * 10 + Int(byte - UInt8(ascii: "0")), 100_000)
-                position += 1
+            while index < end, JSONReader.isDigit(bytes[index]) {
+                written = min(written * 10 + Int(bytes[index] &- UInt8(ascii: "0")), 100_000)
+                index += 1
             }
             exponent += exponentNegative ? -written : written
         }
-        if significantDigits <= 19, mantissa <= 1 << 53, (-22...22).contains(exponent) {
+        if significantDigits <= 19, mantissa <= 1 << 53, exponent >= -22, exponent <= 22 {
+            // Clinger's fast path: both operands are exact doubles, so the one rounding of
+            // the product or quotient gives the correctly rounded result.
             var value = Double(mantissa)
             if exponent < 0 {
                 value /= JSONReader.powerOfTen(-exponent)
@@ -375,30 +406,16 @@ struct JSONReader {
         }
         // The text matched the JSON grammar, which `Double(_:)` accepts (out-of-range values
         // give ±infinity or zero); nil would mean a grammar bug, reported as malformed.
-        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let value = Double(text) else {
             throw ProtocolError(.malformedJSON, path: "", "at byte \(start): unreadable number \(text)")
         }
         return value
     }
 
-    /// Adds one decimal digit to the mantissa; digits beyond the 19th only move the
-    /// exponent (and send the number to the slow path).
-    private func accumulate(
-        _ byte: UInt8, into mantissa: inout UInt64, digits: inout Int, exponent: inout Int, fraction: Bool
-    ) {
-        let digit = UInt64(byte - UInt8(ascii: "0"))
-        if mantissa == 0 && digit == 0 {
-            if fraction { exponent -= 1 }
-            return
-        }
-        digits += 1
-        if digits <= 19 {
-            mantissa = mantissa * 10 + digit
-            if fraction { exponent -= 1 }
-        } else if !fraction {
-            exponent += 1
-        }
+    @inline(__always)
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        byte &- UInt8(ascii: "0") < 10
     }
 
     /// 10^0 … 10^22, every one exactly representable as a double.

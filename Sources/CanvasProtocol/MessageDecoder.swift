@@ -8,11 +8,6 @@ import CanvasCore
 public enum MessageDecoder {
     /// Decodes one message from UTF-8 JSON bytes.
     public static func decode(_ bytes: some Collection<UInt8>) throws(ProtocolError) -> Message {
-        guard bytes.count <= ProtocolLimits.maxMessageBytes else {
-            throw ProtocolError(
-                .limitExceeded, path: "",
-                "message of \(bytes.count) bytes exceeds the limit of \(ProtocolLimits.maxMessageBytes)")
-        }
         let result = bytes.withContiguousStorageIfAvailable { buffer in
             Result { () throws(ProtocolError) in try decode(buffer: buffer) }
         }
@@ -20,6 +15,11 @@ public enum MessageDecoder {
             return try result.get()
         }
         return try decode(Array(bytes))
+    }
+
+    /// Decodes one message from UTF-8 JSON bytes (the common case, without generic dispatch).
+    public static func decode(_ bytes: [UInt8]) throws(ProtocolError) -> Message {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(ProtocolError) in try decode(buffer: buffer) }
     }
 
     /// Decodes one message from a JSON string.
@@ -30,6 +30,11 @@ public enum MessageDecoder {
     }
 
     private static func decode(buffer: UnsafeBufferPointer<UInt8>) throws(ProtocolError) -> Message {
+        guard buffer.count <= ProtocolLimits.maxMessageBytes else {
+            throw ProtocolError(
+                .limitExceeded, path: "",
+                "message of \(buffer.count) bytes exceeds the limit of \(ProtocolLimits.maxMessageBytes)")
+        }
         var reader = JSONReader(buffer)
         reader.skipWhitespace()
         guard reader.peek == UInt8(ascii: "{") else {
@@ -40,10 +45,10 @@ public enum MessageDecoder {
         }
         var fields = Fields()
         try reader.forEachMember { (reader, key) throws(ProtocolError) in
-            switch FieldKey(key) {
-            case .points?: fields.points = try PointsField(reading: &reader)
-            case let known?: fields.set(known, try reader.readValue())
-            case nil: _ = try reader.readValue()
+            if let known = FieldKey(key) {
+                try fields.read(known, from: &reader)
+            } else {
+                _ = try reader.readValue()
             }
         }
         try reader.expectEnd()
@@ -58,10 +63,8 @@ public enum MessageDecoder {
         }
         var fields = Fields()
         for (name, value) in members {
-            switch FieldKey(.decoded(name)) {
-            case .points?: fields.points = .other(value)
-            case let known?: fields.set(known, value)
-            case nil: continue
+            if let known = FieldKey(.decoded(name)) {
+                fields.store(known, value)
             }
         }
         return try fields.message()
@@ -69,11 +72,11 @@ public enum MessageDecoder {
 }
 
 /// The top-level fields the decoder knows; all others are ignored.
-enum FieldKey: Int, CaseIterable {
+enum FieldKey: CaseIterable {
     case type, identifier, weight, colour, start, points, offset, startOffset, endOffset, isShape, data
 
     /// The key as it appears in JSON.
-    var name: String {
+    var name: StaticString {
         switch self {
         case .type: "type"
         case .identifier: "identifier"
@@ -89,11 +92,9 @@ enum FieldKey: Int, CaseIterable {
         }
     }
 
-    private static let names: [[UInt8]] = allCases.map { Array($0.name.utf8) }
-
-    /// The field a raw key names, if the decoder knows it: the length and first byte pick
-    /// the one candidate, then its bytes are compared.
-    init?(_ key: JSONReader.MemberKey) {
+    /// The field a key names, if the decoder knows it: the length and first byte pick the
+    /// one candidate, then its bytes are compared.
+    init?(_ key: borrowing JSONReader.RawString) {
         switch key {
         case .ascii(let bytes):
             guard let first = bytes.first else { return nil }
@@ -112,167 +113,281 @@ enum FieldKey: Int, CaseIterable {
             case (8, UInt8(ascii: "i")): candidate = .isShape
             default: return nil
             }
-            let name = FieldKey.names[candidate.rawValue]
-            for index in 1..<name.count where name[index] != bytes[index] {
-                return nil
-            }
+            guard candidate.name.matches(bytes) else { return nil }
             self = candidate
         case .decoded(let string):
-            guard let match = FieldKey.allCases.first(where: { $0.name == string }) else { return nil }
+            guard let match = FieldKey.allCases.first(where: { $0.name.matches(string) }) else { return nil }
             self = match
         }
     }
 }
 
-/// The known top-level fields of a message, gathered before its type is known (JSON
-/// objects are unordered: `type` may come last). A repeated key keeps its last value.
-private struct Fields {
-    /// The message type, once known: the first part of every error path.
-    private var typeName = ""
-    private var typeField, identifierField, weightField, colourField, startField, offsetField, startOffsetField, endOffsetField,
-        isShapeField, dataField: JSONValue?
-    var points: PointsField?
+/// The message types the decoder knows.
+enum MessageKind: Equatable {
+    case add, append, delete, removeStroke, mega
+    case unknown(String)
 
-    subscript(key: FieldKey) -> JSONValue? {
-        switch key {
-        case .type: typeField
-        case .identifier: identifierField
-        case .weight: weightField
-        case .colour: colourField
-        case .start: startField
-        case .points: nil
-        case .offset: offsetField
-        case .startOffset: startOffsetField
-        case .endOffset: endOffsetField
-        case .isShape: isShapeField
-        case .data: dataField
+    init(_ raw: JSONReader.RawString) {
+        switch raw {
+        case .ascii(let bytes):
+            self = MessageKind.known(bytes) ?? .unknown(raw.string)
+        case .decoded(let name):
+            var copy = name
+            self = copy.withUTF8(MessageKind.known) ?? .unknown(name)
         }
     }
 
-    mutating func set(_ key: FieldKey, _ newValue: JSONValue) {
-        switch key {
-        case .type: typeField = newValue
-        case .identifier: identifierField = newValue
-        case .weight: weightField = newValue
-        case .colour: colourField = newValue
-        case .start: startField = newValue
-        case .points: break
-        case .offset: offsetField = newValue
-        case .startOffset: startOffsetField = newValue
-        case .endOffset: endOffsetField = newValue
-        case .isShape: isShapeField = newValue
-        case .data: dataField = newValue
+    /// The known type these bytes spell, if any.
+    private static func known(_ bytes: UnsafeBufferPointer<UInt8>) -> MessageKind? {
+        let candidate: MessageKind
+        switch (bytes.count, bytes.first) {
+        case (3, _): candidate = .add
+        case (6, UInt8(ascii: "A")?): candidate = .append
+        case (6, UInt8(ascii: "D")?): candidate = .delete
+        case (13, _): candidate = .removeStroke
+        case (4, _): candidate = .mega
+        default: return nil
+        }
+        return candidate.literal.matches(bytes) ? candidate : nil
+    }
+
+    private var literal: StaticString {
+        switch self {
+        case .add: "ADD"
+        case .append: "APPEND"
+        case .delete: "DELETE"
+        case .removeStroke: "REMOVE_STROKE"
+        case .mega: "MEGA"
+        case .unknown: ""
         }
     }
 
-    mutating func message() throws(ProtocolError) -> Message {
-        guard let typeValue = self[.type] else {
-            throw ProtocolError(.missingField, path: "type", "missing field (every message has a \"type\")")
-        }
-        guard case .string(let type) = typeValue else {
-            throw ProtocolError(.wrongType, path: "type", "expected a string, got \(typeValue.excerpt)")
-        }
-        typeName = type
-        switch type {
-        case MessageType.add:
-            let id = try identifier()
-            let header = StrokeHeader(
-                weight: try weight(.weight),
-                colour: try colour(.colour),
-                start: try point(.start),
-                isShape: try optionalBool(.isShape) ?? false)
-            return .operation(.add(id, header))
-        case MessageType.append:
-            let id = try identifier()
-            let points = try readPoints()
-            let offset = try offset(pointCount: points.count)
-            return .operation(.append(id, points: points, offset: offset))
-        case MessageType.delete:
-            let id = try identifier()
-            return .operation(
-                .delete(id, start: try finiteNumber(.startOffset), end: try finiteNumber(.endOffset)))
-        case MessageType.removeStroke:
-            return .operation(.removeStroke(try identifier()))
-        case MessageType.mega:
-            return .mega(try LegacyMega.operations(from: required(.data), path: "MEGA.data"))
-        default:
-            return .unsupported(type: type)
+    /// The name as it appears in `type` and at the start of error paths.
+    var name: String {
+        switch self {
+        case .add: MessageType.add
+        case .append: MessageType.append
+        case .delete: MessageType.delete
+        case .removeStroke: MessageType.removeStroke
+        case .mega: MessageType.mega
+        case .unknown(let name): name
         }
     }
 }
 
-/// Reading the fields by key, with paths of the form `TYPE.field`.
-extension Fields {
-    func path(_ key: FieldKey) -> String { "\(typeName).\(key.name)" }
+extension StaticString {
+    /// True when `bytes` are this literal's bytes. Keys and types are 3 to 13 bytes: two
+    /// overlapping word loads compare them without a loop.
+    @inline(__always)
+    func matches(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = utf8CodeUnitCount
+        guard count == bytes.count, let other = bytes.baseAddress else { return count == bytes.count }
+        let mine = UnsafeRawPointer(utf8Start)
+        let theirs = UnsafeRawPointer(other)
+        switch count {
+        case 8...16:
+            return mine.loadUnaligned(as: UInt64.self) == theirs.loadUnaligned(as: UInt64.self)
+                && mine.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+                    == theirs.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        case 4..<8:
+            return mine.loadUnaligned(as: UInt32.self) == theirs.loadUnaligned(as: UInt32.self)
+                && mine.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+                    == theirs.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+        default:
+            for index in 0..<count where utf8Start[index] != other[index] {
+                return false
+            }
+            return true
+        }
+    }
+
+    func matches(_ string: String) -> Bool {
+        var string = string
+        return string.withUTF8 { matches($0) }
+    }
+}
+
+/// Builds the path of a field for an error message, `TYPE.field`. A small value of its
+/// own, so that the lazily built paths capture it and not the whole `Fields`.
+struct FieldPath {
+    let type: String
+
+    func of(_ key: FieldKey) -> String { "\(type).\(key.name)" }
+}
+
+/// The known top-level fields of a message, gathered before its type is known (JSON
+/// objects are unordered: `type` may come last). A repeated key keeps its last value.
+///
+/// The fields of the common messages are kept in the form the decoder wants (a type, an
+/// identifier, points, numbers); anything else — the small ADD and MEGA fields, or a value
+/// of an unexpected type, kept to name it in an error — goes to `others`.
+private struct Fields {
+    var kind: MessageKind?
+    var identifier: String?
+    var points: [Point]?
+    var weight, offset, startOffset, endOffset: Double?
+    var others: [(key: FieldKey, value: JSONValue)] = []
+    /// Error paths, once the message type is known.
+    var path = FieldPath(type: "")
+
+    /// Reads one field's value from the reader, the cursor at the value.
+    mutating func read(_ key: FieldKey, from reader: inout JSONReader) throws(ProtocolError) {
+        switch key {
+        case .type where reader.peek == UInt8(ascii: "\""):
+            forget(key)
+            kind = MessageKind(try reader.readRawString())
+        case .identifier where reader.peek == UInt8(ascii: "\""):
+            forget(key)
+            identifier = try reader.readString()
+        case .points:
+            var fast = reader
+            if let points = fast.readPointPairs() {
+                reader = fast
+                forget(key)
+                self.points = points
+            } else {
+                keep(key, try reader.readValue())
+            }
+        case .weight, .offset, .startOffset, .endOffset:
+            if let byte = reader.peek, byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) {
+                forget(key)
+                setNumber(key, try reader.readNumber())
+            } else {
+                keep(key, try reader.readValue())
+            }
+        default:
+            keep(key, try reader.readValue())
+        }
+    }
+
+    /// Stores one field from a parsed tree; points always take the validating path.
+    mutating func store(_ key: FieldKey, _ value: JSONValue) {
+        switch (key, value) {
+        case (.type, .string(let name)): kind = MessageKind(.decoded(name))
+        case (.identifier, .string(let text)): identifier = text
+        case (.weight, .number(let number)), (.offset, .number(let number)), (.startOffset, .number(let number)),
+            (.endOffset, .number(let number)):
+            setNumber(key, number)
+        default: keep(key, value)
+        }
+    }
+
+    private mutating func setNumber(_ key: FieldKey, _ number: Double) {
+        switch key {
+        case .weight: weight = number
+        case .offset: offset = number
+        case .startOffset: startOffset = number
+        default: endOffset = number
+        }
+    }
+
+    /// Keeps a value in `others`, replacing whatever the field held.
+    private mutating func keep(_ key: FieldKey, _ value: JSONValue) {
+        forget(key)
+        others.append((key, value))
+    }
+
+    /// Drops what the field held (a repeated key keeps its last value).
+    private mutating func forget(_ key: FieldKey) {
+        switch key {
+        case .type: kind = nil
+        case .identifier: identifier = nil
+        case .points: points = nil
+        case .weight: weight = nil
+        case .offset: offset = nil
+        case .startOffset: startOffset = nil
+        case .endOffset: endOffset = nil
+        case .colour, .start, .isShape, .data: break
+        }
+        if !others.isEmpty {
+            others.removeAll { $0.key == key }
+        }
+    }
+
+    /// The value kept in `others` for a field, if any.
+    func other(_ key: FieldKey) -> JSONValue? {
+        others.last { $0.key == key }?.value
+    }
+
+    mutating func message() throws(ProtocolError) -> Message {
+        guard let kind else {
+            if let value = other(.type), value != .null {
+                throw ProtocolError(.wrongType, path: "type", "expected a string, got \(value.excerpt)")
+            }
+            throw ProtocolError(.missingField, path: "type", "missing field (every message has a \"type\")")
+        }
+        let path = FieldPath(type: kind.name)
+        self.path = path
+        switch kind {
+        case .add:
+            let id = try strokeID()
+            let header = StrokeHeader(
+                weight: try Validate.positiveNumber(required(weight, .weight), path.of(.weight)),
+                colour: try Validate.colour(required(.colour), path.of(.colour)),
+                start: try Validate.point(required(.start), path.of(.start)),
+                isShape: try optional(.isShape).map { value throws(ProtocolError) in try Validate.bool(value, path.of(.isShape)) } ?? false)
+            return .operation(.add(id, header))
+        case .append:
+            let id = try strokeID()
+            let points = try pointsValue()
+            return .operation(.append(id, points: points, offset: try offsetValue(pointCount: points.count)))
+        case .delete:
+            let id = try strokeID()
+            return .operation(
+                .delete(
+                    id, start: try Validate.finiteNumber(required(startOffset, .startOffset), path.of(.startOffset)),
+                    end: try Validate.finiteNumber(required(endOffset, .endOffset), path.of(.endOffset))))
+        case .removeStroke:
+            return .operation(.removeStroke(try strokeID()))
+        case .mega:
+            return .mega(try LegacyMega.operations(from: required(.data), path: "MEGA.data"))
+        case .unknown(let name):
+            return .unsupported(type: name)
+        }
+    }
 
     /// A field that must be present and not null.
     func required(_ key: FieldKey) throws(ProtocolError) -> JSONValue {
-        guard let found = self[key], found != .null else {
-            throw ProtocolError(.missingField, path: path(key), "missing field")
+        guard let value = other(key), value != .null else {
+            throw ProtocolError(.missingField, path: path.of(key), "missing field")
         }
-        return found
+        return value
     }
 
-    func identifier() throws(ProtocolError) -> StrokeID {
-        try Validate.identifier(required(.identifier), path(.identifier))
+    /// A number field that must be present: the number, or what came instead.
+    func required(_ number: Double?, _ key: FieldKey) throws(ProtocolError) -> JSONValue {
+        if let number { .number(number) } else { try required(key) }
     }
 
-    func weight(_ key: FieldKey) throws(ProtocolError) -> Double {
-        try Validate.positiveNumber(required(key), path(key))
+    /// An optional field: absent and null both mean nil.
+    func optional(_ key: FieldKey) -> JSONValue? {
+        let value = other(key)
+        return value == .null ? nil : value
     }
 
-    func colour(_ key: FieldKey) throws(ProtocolError) -> Colour {
-        try Validate.colour(required(key), path(key))
-    }
-
-    func point(_ key: FieldKey) throws(ProtocolError) -> Point {
-        try Validate.point(required(key), path(key))
-    }
-
-    func finiteNumber(_ key: FieldKey) throws(ProtocolError) -> Double {
-        try Validate.finiteNumber(required(key), path(key))
-    }
-
-    /// An optional boolean; absent or null means nil.
-    func optionalBool(_ key: FieldKey) throws(ProtocolError) -> Bool? {
-        guard let found = self[key], found != .null else { return nil }
-        return try Validate.bool(found, path(key))
-    }
-
-    func readPoints() throws(ProtocolError) -> [Point] {
-        switch points {
-        case .points(let points)?: return points
-        case .other(let found)?: return try Validate.points(found, path(.points))
-        case nil: throw ProtocolError(.missingField, path: path(.points), "missing field")
+    func strokeID() throws(ProtocolError) -> StrokeID {
+        let path = self.path  // captured by the lazy error paths instead of `self`
+        if let identifier {
+            return try Validate.identifier(identifier, path.of(.identifier))
         }
+        return try Validate.identifier(required(.identifier), path.of(.identifier))
+    }
+
+    func pointsValue() throws(ProtocolError) -> [Point] {
+        let path = self.path
+        if let points {
+            return points
+        }
+        return try Validate.points(required(.points), path.of(.points))
     }
 
     /// APPEND's optional `offset`: an integer ≥ 1 such that the batch stays within
     /// `ProtocolLimits.maxPointIndex`.
-    func offset(pointCount: Int) throws(ProtocolError) -> Int? {
-        guard let found = self[.offset], found != .null else { return nil }
+    func offsetValue(pointCount: Int) throws(ProtocolError) -> Int? {
+        let path = self.path
+        guard let value = offset.map(JSONValue.number) ?? optional(.offset) else { return nil }
         let last = max(1, ProtocolLimits.maxPointIndex - max(pointCount - 1, 0))
-        return try Validate.integer(found, path(.offset), in: 1...last)
-    }
-}
-
-/// The `points` field, read in one pass: the common case (an array of `[x, y]` pairs of
-/// finite numbers) straight into `Point`s; anything else as a tree, so that the error can
-/// name the offending element — or be ignored, when the message type has no points.
-enum PointsField {
-    case points([Point])
-    case other(JSONValue)
-
-    init(reading reader: inout JSONReader) throws(ProtocolError) {
-        let start = reader.position
-        var fast = reader
-        if let points = fast.readPointPairs() {
-            reader = fast
-            self = .points(points)
-        } else {
-            precondition(reader.position == start)
-            self = .other(try reader.readValue())
-        }
+        return try Validate.integer(value, path.of(.offset), in: 1...last)
     }
 }
 

@@ -7,7 +7,6 @@ public enum MessageEncoder {
     /// The message for one operation.
     public static func encode(_ operation: Operation) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(96)
         append(operation, to: &bytes)
         return bytes
     }
@@ -20,43 +19,56 @@ public enum MessageEncoder {
     /// Appends the message for `operation` to `bytes`. A DELETE's bounds must be finite
     /// (`Document` never produces others; REMOVE_STROKE stands for erasing to infinity).
     public static func append(_ operation: Operation, to bytes: inout [UInt8]) {
+        let fixed = 64  // the keys and punctuation of the longest message shape
         switch operation {
         case .add(let id, let header):
-            appendPrefix("ADD", id, to: &bytes)
-            bytes.append(UInt8(ascii: ","))
-            CanonicalJSON.appendHeaderFields(header, to: &bytes)
+            bytes.appendCanonical(maxBytes: fixed + CanonicalWriter.maxBytes(ofString: id.rawValue) + CanonicalWriter.maxHeaderFieldsBytes) {
+                writer in
+                prefix("ADD", id, &writer)
+                writer.byte(UInt8(ascii: ","))
+                writer.headerFields(header)
+            }
         case .append(let id, let points, let offset):
-            appendPrefix("APPEND", id, to: &bytes)
-            CanonicalJSON.appendLiteral(#","points":["#, to: &bytes)
-            for (index, point) in points.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                CanonicalJSON.appendPoint(point, to: &bytes)
+            let maximum = fixed + CanonicalWriter.maxBytes(ofString: id.rawValue) + points.count * (CanonicalWriter.maxPointBytes + 1)
+                + CanonicalWriter.maxNumberBytes
+            bytes.appendCanonical(maxBytes: maximum) { writer in
+                prefix("APPEND", id, &writer)
+                writer.literal(#","points":["#)
+                for (index, point) in points.enumerated() {
+                    if index > 0 { writer.byte(UInt8(ascii: ",")) }
+                    writer.point(point)
+                }
+                writer.byte(UInt8(ascii: "]"))
+                if let offset {
+                    writer.literal(#","offset":"#)
+                    writer.integer(Int64(offset))
+                }
+                writer.byte(UInt8(ascii: "}"))
             }
-            bytes.append(UInt8(ascii: "]"))
-            if let offset {
-                CanonicalJSON.appendLiteral(#","offset":"#, to: &bytes)
-                CanonicalJSON.appendInteger(Int64(offset), to: &bytes)
-            }
-            bytes.append(UInt8(ascii: "}"))
         case .delete(let id, let start, let end):
             precondition(start.isFinite && end.isFinite, "DELETE bounds must be finite")
-            appendPrefix("DELETE", id, to: &bytes)
-            CanonicalJSON.appendLiteral(#","start_offset":"#, to: &bytes)
-            CanonicalJSON.appendNumber(start, to: &bytes)
-            CanonicalJSON.appendLiteral(#","end_offset":"#, to: &bytes)
-            CanonicalJSON.appendNumber(end, to: &bytes)
-            bytes.append(UInt8(ascii: "}"))
+            bytes.appendCanonical(maxBytes: fixed + CanonicalWriter.maxBytes(ofString: id.rawValue) + 2 * CanonicalWriter.maxNumberBytes) {
+                writer in
+                prefix("DELETE", id, &writer)
+                writer.literal(#","start_offset":"#)
+                writer.number(start)
+                writer.literal(#","end_offset":"#)
+                writer.number(end)
+                writer.byte(UInt8(ascii: "}"))
+            }
         case .removeStroke(let id):
-            appendPrefix("REMOVE_STROKE", id, to: &bytes)
-            bytes.append(UInt8(ascii: "}"))
+            bytes.appendCanonical(maxBytes: fixed + CanonicalWriter.maxBytes(ofString: id.rawValue)) { writer in
+                prefix("REMOVE_STROKE", id, &writer)
+                writer.byte(UInt8(ascii: "}"))
+            }
         }
     }
 
     /// `{"type":"T","identifier":"ID"` — the common start of every operation.
-    private static func appendPrefix(_ type: StaticString, _ id: StrokeID, to bytes: inout [UInt8]) {
-        CanonicalJSON.appendLiteral(#"{"type":""#, to: &bytes)
-        CanonicalJSON.appendLiteral(type, to: &bytes)
-        CanonicalJSON.appendLiteral(#"","identifier":"#, to: &bytes)
-        CanonicalJSON.appendString(id.rawValue, to: &bytes)
+    private static func prefix(_ type: StaticString, _ id: StrokeID, _ writer: inout CanonicalWriter) {
+        writer.literal(#"{"type":""#)
+        writer.literal(type)
+        writer.literal(#"","identifier":"#)
+        writer.string(id.rawValue)
     }
 }
