@@ -1,5 +1,10 @@
 /// The identifier of a stroke: a non-empty string chosen by the stroke's author and unique
 /// within a room (the original app used `NODE_COUNTER` style names).
+///
+/// Identifiers are equal when their UTF-8 bytes are equal. Swift's `String ==` treats
+/// canonically equivalent spellings ("é" and "e" + U+0301) as equal, which would let two
+/// replicas file one stroke under different spellings depending on arrival order; bytes
+/// are what every replica, in any language, compares alike.
 public struct StrokeID: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The identifier as it travels on the wire.
     public let rawValue: String
@@ -9,6 +14,15 @@ public struct StrokeID: Hashable, Comparable, Sendable, CustomStringConvertible 
     @inlinable
     public init(_ rawValue: String) {
         self.rawValue = rawValue
+    }
+
+    public static func == (lhs: StrokeID, rhs: StrokeID) -> Bool {
+        lhs.rawValue.utf8.count == rhs.rawValue.utf8.count && lhs.rawValue.utf8.elementsEqual(rhs.rawValue.utf8)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        var bytes = rawValue
+        bytes.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 
     /// Identifiers sort by their UTF-8 bytes, so every platform orders them alike.

@@ -533,3 +533,26 @@ struct DocumentTests {
         }
     }
 }
+
+@Suite("Identifiers")
+struct IdentifierTests {
+    /// "é" precomposed and "e" + combining acute are canonically equivalent Strings but
+    /// different bytes: they must be two strokes on every replica, whatever the order.
+    @Test func canonicallyEquivalentSpellingsAreDifferentStrokes() {
+        let composed = StrokeID("\u{E9}")
+        let decomposed = StrokeID("e\u{301}")
+        #expect(composed != decomposed)
+        let a = Operation.add(composed, StrokeHeader(weight: 1, colour: .black, start: Point(x: 0, y: 0)))
+        let b = Operation.add(decomposed, StrokeHeader(weight: 2, colour: .black, start: Point(x: 1, y: 1)))
+        var forward = Document()
+        forward.apply(a)
+        forward.apply(b)
+        var backward = Document()
+        backward.apply(b)
+        backward.apply(a)
+        #expect(forward.strokeCount == 2)
+        #expect(forward == backward)
+        #expect(forward.digest == backward.digest)
+        #expect(Set([composed, decomposed]).count == 2)
+    }
+}
