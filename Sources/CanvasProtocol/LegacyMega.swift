@@ -8,11 +8,6 @@ import CanvasCore
 enum LegacyMega {
     static func operations(from data: JSONValue, path: String) throws(ProtocolError) -> [Operation] {
         let strokes = try Validate.object(data, path)
-        guard strokes.count <= ProtocolLimits.maxStrokesPerMega else {
-            throw ProtocolError(
-                .limitExceeded, path: path,
-                "\(strokes.count) strokes exceed the limit of \(ProtocolLimits.maxStrokesPerMega) per MEGA")
-        }
         var operations: [Operation] = []
         var totalPoints = 0
         for key in strokes.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
@@ -75,10 +70,10 @@ enum LegacyMega {
         for (index, element) in try Validate.array(value, path).enumerated() {
             let segmentPath = "\(path)[\(index)]"
             let segment = try Validate.object(element, segmentPath)
-            guard let start = segment["start"] else {
+            guard let start = segment["start"], start != .null else {
                 throw ProtocolError(.missingField, path: "\(segmentPath).start", "missing field")
             }
-            guard let end = segment["end"] else {
+            guard let end = segment["end"], end != .null else {
                 throw ProtocolError(.missingField, path: "\(segmentPath).end", "missing field")
             }
             let lower = try Validate.finiteNumber(start, "\(segmentPath).start")

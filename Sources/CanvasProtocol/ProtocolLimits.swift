@@ -9,8 +9,7 @@ public enum ProtocolLimits {
     public static let maxIdentifierBytes = 256
     /// Deepest nesting of arrays and objects.
     public static let maxNestingDepth = 16
-    /// Largest point index an APPEND offset may name (points per stroke).
+    /// Largest index a point of an APPEND with `offset` may have (so a stroke holds at most
+    /// 2²⁴ + 1 points that way).
     public static let maxPointIndex = 1 << 24
-    /// Most strokes in one MEGA.
-    public static let maxStrokesPerMega = 100_000
 }

@@ -47,7 +47,8 @@ enum Validate {
         }
         if let count, elements.count != count {
             throw ProtocolError(
-                .invalidValue, path: path(), "expected an array of \(count) elements, got \(elements.count) elements")
+                .invalidValue, path: path(),
+                "expected an array of \(count) elements, got \(elements.count) element\(elements.count == 1 ? "" : "s")")
         }
         return elements
     }
