@@ -22,6 +22,8 @@ public struct OnePointBenchmark: Sendable {
         public var applySeconds: Double
         /// Seconds to encode, decode and apply every APPEND (median).
         public var codecSeconds: Double
+        /// The same with Foundation's JSONEncoder and JSONDecoder (median).
+        public var foundationSeconds: Double
         /// Bytes of JSON per point when each APPEND carries one point.
         public var bytesPerPointSingle: Double
         /// Bytes of JSON per point in APPENDs of 15 points (a typical batch).
@@ -59,6 +61,9 @@ public struct OnePointBenchmark: Sendable {
         let (add, appends) = Workloads.onePointAppends(count: points)
         let apply = Timing.measure(repetitions: repetitions) { sink(applyAll(add, appends)) }
         let codec = Timing.measure(repetitions: repetitions) { sink(codecAll(add, appends)) }
+        let foundation = Timing.measure(repetitions: max(1, repetitions / 20), warmup: 1) {
+            sink(FoundationBaseline.codecAll(add, appends))
+        }
         let single = appends.reduce(0) { $0 + MessageEncoder.encode($1).count }
         let id = StrokeID("bench-1")
         let batched = stride(from: 1, to: points, by: 15).reduce(0) { total, offset in
@@ -67,7 +72,7 @@ public struct OnePointBenchmark: Sendable {
         }
         let appended = Double(max(points - 1, 1))
         return Result(
-            points: points, applySeconds: apply.median, codecSeconds: codec.median,
+            points: points, applySeconds: apply.median, codecSeconds: codec.median, foundationSeconds: foundation.median,
             bytesPerPointSingle: Double(single) / appended, bytesPerPointBatched: Double(batched) / appended)
     }
 }
