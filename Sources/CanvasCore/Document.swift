@@ -45,7 +45,7 @@ public struct Document: Sendable {
         case .add(let id, let header):
             return add(id, header)
         case .append(let id, let points, let offset):
-            return append(id, points[...], offset: offset)
+            return append(id, points, offset: offset)
         case .delete(let id, let start, let end):
             // Only REMOVE_STROKE erases to infinity; a DELETE's bounds are finite numbers.
             let lower = max(start, 0)
@@ -67,7 +67,7 @@ public struct Document: Sendable {
         return effect
     }
 
-    private mutating func append(_ id: StrokeID, _ points: ArraySlice<Point>, offset: Int?) -> Effect {
+    private mutating func append(_ id: StrokeID, _ points: [Point], offset: Int?) -> Effect {
         var effect = Effect(unchanged: id)
         guard !points.isEmpty, offset.map({ $0 >= 1 }) ?? true else { return effect }
         var placedAt = 0

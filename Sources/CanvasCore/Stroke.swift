@@ -148,7 +148,8 @@ extension Stroke {
     /// Places `batch` at indices `offset ..< offset + batch.count` (offset ≥ 1). Known
     /// indices keep the lexicographically smaller value; a batch beyond a gap waits.
     /// O(batch.count) amortised when it extends the drawable prefix.
-    mutating func place(_ batch: ArraySlice<Point>, at offset: Int) -> PlaceOutcome {
+    mutating func place<Batch: RandomAccessCollection<Point>>(_ batch: Batch, at offset: Int) -> PlaceOutcome
+        where Batch.Index == Int {
         guard offset >= 1, !batch.isEmpty else { return PlaceOutcome() }
         guard !points.isEmpty, offset <= points.count else {
             return insertPending(batch, at: offset)
@@ -170,7 +171,8 @@ extension Stroke {
     }
 
     /// Merges a batch that starts inside or right after the drawable prefix.
-    private mutating func mergeIntoPrefix(_ batch: ArraySlice<Point>, at offset: Int) -> PlaceOutcome {
+    private mutating func mergeIntoPrefix<Batch: RandomAccessCollection<Point>>(_ batch: Batch, at offset: Int) -> PlaceOutcome
+        where Batch.Index == Int {
         var outcome = PlaceOutcome()
         let overlapEnd = min(points.count, offset + batch.count)
         var source = batch.startIndex
@@ -221,7 +223,8 @@ extension Stroke {
 
     /// Records a batch beyond a gap, coalescing it with every pending run it overlaps or
     /// touches, so that the pending runs are the same whatever the arrival order.
-    private mutating func insertPending(_ batch: ArraySlice<Point>, at offset: Int) -> PlaceOutcome {
+    private mutating func insertPending<Batch: RandomAccessCollection<Point>>(_ batch: Batch, at offset: Int) -> PlaceOutcome
+        where Batch.Index == Int {
         var outcome = PlaceOutcome()
         let batchEnd = offset + batch.count
         let first = pending.firstIndex { $0.end >= offset } ?? pending.count

@@ -8,16 +8,21 @@
 public struct StrokeID: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The identifier as it travels on the wire.
     public let rawValue: String
+    /// For ASCII, `String ==` is byte equality (and fast); only other text needs bytes.
+    private let isASCII: Bool
 
     /// Creates an identifier; the protocol layer rejects empty or oversized identifiers
     /// before they reach the document.
-    @inlinable
     public init(_ rawValue: String) {
         self.rawValue = rawValue
+        isASCII = rawValue.utf8.allSatisfy { $0 < 0x80 }
     }
 
     public static func == (lhs: StrokeID, rhs: StrokeID) -> Bool {
-        lhs.rawValue.utf8.count == rhs.rawValue.utf8.count && lhs.rawValue.utf8.elementsEqual(rhs.rawValue.utf8)
+        if lhs.isASCII && rhs.isASCII {
+            return lhs.rawValue == rhs.rawValue
+        }
+        return lhs.rawValue.utf8.elementsEqual(rhs.rawValue.utf8)
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -373,9 +373,10 @@ private struct Fields {
         return try Validate.identifier(required(.identifier), path.of(.identifier))
     }
 
-    func pointsValue() throws(ProtocolError) -> [Point] {
+    /// The points, moved out of the fields (the message is built once).
+    mutating func pointsValue() throws(ProtocolError) -> [Point] {
         let path = self.path
-        if let points {
+        if let points = points.take() {
             return points
         }
         return try Validate.points(required(.points), path.of(.points))
