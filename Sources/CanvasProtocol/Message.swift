@@ -20,12 +20,3 @@ public enum Message: Hashable, Sendable {
         }
     }
 }
-
-/// The `type` values of the wire protocol.
-public enum MessageType {
-    public static let add = "ADD"
-    public static let append = "APPEND"
-    public static let delete = "DELETE"
-    public static let removeStroke = "REMOVE_STROKE"
-    public static let mega = "MEGA"
-}

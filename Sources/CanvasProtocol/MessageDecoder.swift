@@ -151,7 +151,8 @@ enum MessageKind: Equatable {
         return candidate.literal.matches(bytes) ? candidate : nil
     }
 
-    private var literal: StaticString {
+    /// The `type` as it is spelled on the wire (empty for an unknown type).
+    var literal: StaticString {
         switch self {
         case .add: "ADD"
         case .append: "APPEND"
@@ -164,14 +165,7 @@ enum MessageKind: Equatable {
 
     /// The name as it appears in `type` and at the start of error paths.
     var name: String {
-        switch self {
-        case .add: MessageType.add
-        case .append: MessageType.append
-        case .delete: MessageType.delete
-        case .removeStroke: MessageType.removeStroke
-        case .mega: MessageType.mega
-        case .unknown(let name): name
-        }
+        if case .unknown(let name) = self { name } else { literal.description }
     }
 }
 
@@ -210,9 +204,10 @@ extension StaticString {
 /// Builds the path of a field for an error message, `TYPE.field`. A small value of its
 /// own, so that the lazily built paths capture it and not the whole `Fields`.
 struct FieldPath {
-    let type: String
+    /// The message type; its name is spelled out only when an error needs it.
+    let kind: MessageKind
 
-    func of(_ key: FieldKey) -> String { "\(type).\(key.name)" }
+    func of(_ key: FieldKey) -> String { "\(kind.name).\(key.name)" }
 }
 
 /// The known top-level fields of a message, gathered before its type is known (JSON
@@ -228,7 +223,7 @@ private struct Fields {
     var weight, offset, startOffset, endOffset: Double?
     var others: [(key: FieldKey, value: JSONValue)] = []
     /// Error paths, once the message type is known.
-    var path = FieldPath(type: "")
+    var path = FieldPath(kind: .unknown(""))
 
     /// Reads one field's value from the reader, the cursor at the value.
     mutating func read(_ key: FieldKey, from reader: inout JSONReader) throws(ProtocolError) {
@@ -316,7 +311,7 @@ private struct Fields {
             }
             throw ProtocolError(.missingField, path: "type", "missing field (every message has a \"type\")")
         }
-        let path = FieldPath(type: kind.name)
+        let path = FieldPath(kind: kind)
         self.path = path
         switch kind {
         case .add:

@@ -24,7 +24,7 @@ public enum MessageEncoder {
         case .add(let id, let header):
             bytes.appendCanonical(maxBytes: fixed + CanonicalWriter.maxBytes(ofString: id.rawValue) + CanonicalWriter.maxHeaderFieldsBytes) {
                 writer in
-                prefix("ADD", id, &writer)
+                prefix(.add, id, &writer)
                 writer.byte(UInt8(ascii: ","))
                 writer.headerFields(header)
             }
@@ -32,7 +32,7 @@ public enum MessageEncoder {
             let maximum = fixed + CanonicalWriter.maxBytes(ofString: id.rawValue) + points.count * (CanonicalWriter.maxPointBytes + 1)
                 + CanonicalWriter.maxNumberBytes
             bytes.appendCanonical(maxBytes: maximum) { writer in
-                prefix("APPEND", id, &writer)
+                prefix(.append, id, &writer)
                 writer.literal(#","points":["#)
                 for (index, point) in points.enumerated() {
                     if index > 0 { writer.byte(UInt8(ascii: ",")) }
@@ -49,7 +49,7 @@ public enum MessageEncoder {
             precondition(start.isFinite && end.isFinite, "DELETE bounds must be finite")
             bytes.appendCanonical(maxBytes: fixed + CanonicalWriter.maxBytes(ofString: id.rawValue) + 2 * CanonicalWriter.maxNumberBytes) {
                 writer in
-                prefix("DELETE", id, &writer)
+                prefix(.delete, id, &writer)
                 writer.literal(#","start_offset":"#)
                 writer.number(start)
                 writer.literal(#","end_offset":"#)
@@ -58,16 +58,16 @@ public enum MessageEncoder {
             }
         case .removeStroke(let id):
             bytes.appendCanonical(maxBytes: fixed + CanonicalWriter.maxBytes(ofString: id.rawValue)) { writer in
-                prefix("REMOVE_STROKE", id, &writer)
+                prefix(.removeStroke, id, &writer)
                 writer.byte(UInt8(ascii: "}"))
             }
         }
     }
 
     /// `{"type":"T","identifier":"ID"` — the common start of every operation.
-    private static func prefix(_ type: StaticString, _ id: StrokeID, _ writer: inout CanonicalWriter) {
+    private static func prefix(_ type: MessageKind, _ id: StrokeID, _ writer: inout CanonicalWriter) {
         writer.literal(#"{"type":""#)
-        writer.literal(type)
+        writer.literal(type.literal)
         writer.literal(#"","identifier":"#)
         writer.string(id.rawValue)
     }
