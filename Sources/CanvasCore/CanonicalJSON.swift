@@ -202,6 +202,15 @@ public struct CanonicalWriter {
         byte(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { utf8 in
+            if let start = utf8.baseAddress,
+                !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
+            {
+                // Nothing to escape (the usual identifier): one copy.
+                assert(written + utf8.count <= capacity, "CanonicalWriter: reserved space exceeded")
+                (base + written).update(from: start, count: utf8.count)
+                written += utf8.count
+                return
+            }
             for character in utf8 {
                 switch character {
                 case UInt8(ascii: "\""): literal(#"\""#)

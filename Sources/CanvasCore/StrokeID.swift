@@ -15,7 +15,8 @@ public struct StrokeID: Hashable, Comparable, Sendable, CustomStringConvertible 
     /// before they reach the document.
     public init(_ rawValue: String) {
         self.rawValue = rawValue
-        isASCII = rawValue.utf8.allSatisfy { $0 < 0x80 }
+        var bytes = rawValue
+        isASCII = bytes.withUTF8 { utf8 in utf8.allSatisfy { $0 < 0x80 } }
     }
 
     public static func == (lhs: StrokeID, rhs: StrokeID) -> Bool {

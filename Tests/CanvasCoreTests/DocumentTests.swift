@@ -556,3 +556,16 @@ struct IdentifierTests {
         #expect(Set([composed, decomposed]).count == 2)
     }
 }
+
+@Suite("Canonical strings")
+struct CanonicalStringTests {
+    @Test(arguments: [
+        ("", #""""#), ("plain-id_7", #""plain-id_7""#), ("é€😀", "\"é€😀\""), ("a\"b\\c", #""a\"b\\c""#),
+        ("\n\t\r\u{8}\u{C}\u{1}\u{1F}", #""\n\t\r\b\f\u0001\u001f""#),
+    ])
+    func stringsAreEscapedMinimally(string: String, expected: String) {
+        var bytes: [UInt8] = []
+        CanonicalJSON.appendString(string, to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == expected)
+    }
+}
