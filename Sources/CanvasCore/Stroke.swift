@@ -227,6 +227,16 @@ extension Stroke {
         where Batch.Index == Int {
         var outcome = PlaceOutcome()
         let batchEnd = offset + batch.count
+        if let last = pending.indices.last, pending[last].end == offset {
+            // Batches that keep arriving in order after a gap extend the last run in place,
+            // in O(batch) rather than by rebuilding the run.
+            for (index, point) in zip(offset..., batch) {
+                pointsHash = pointsHash &+ StableHash.point(point, at: index)
+            }
+            pending[last].points.append(contentsOf: batch)
+            outcome.novel = true
+            return outcome
+        }
         let first = pending.firstIndex { $0.end >= offset } ?? pending.count
         var last = first
         while last < pending.count, pending[last].offset <= batchEnd {

@@ -42,6 +42,42 @@ let benchmarks: @Sendable () -> Void = {
         blackHole(users.absorb(replica, traffic.messages))
     }
 
+    // The cost of an APPEND does not depend on the size of the document: the same 1000
+    // single-point APPENDs, alternating between two strokes of a document that already
+    // holds 10,000 strokes of 100 points (a million points).
+    var large = Document()
+    for stroke in 0..<10_000 {
+        let id = StrokeID("big-\(stroke)")
+        large.apply(.add(id, StrokeHeader(weight: 1, colour: .black, start: Workloads.point(0, stroke: stroke))))
+        large.apply(.append(id, points: (1..<100).map { Workloads.point($0, stroke: stroke) }, offset: 1))
+    }
+    let crowded = large
+    let alternating = (0..<1000).map { index in
+        Operation.append(StrokeID("big-\(index % 2)"), points: [Workloads.point(100 + index / 2, stroke: index % 2)], offset: 100 + index / 2)
+    }
+    Benchmark(
+        "1000 APPENDs into a 10,000-stroke, 1,000,000-point document",
+        configuration: .init(scalingFactor: .one)
+    ) { benchmark in
+        var document = crowded
+        document.apply(.removeStroke(StrokeID("big-9999")))  // the copy-on-write copy, untimed
+        benchmark.startMeasurement()
+        for operation in alternating {
+            document.apply(operation)
+        }
+        benchmark.stopMeasurement()
+        blackHole(document)
+    }
+
+    // A lost first batch: the next 1000 points wait behind the gap, then it is filled and
+    // they drain into the stroke.
+    let gapped = Array(appends.dropFirst()) + [appends[0]]
+    Benchmark("1000-point: every APPEND behind a gap, then the gap filled") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(onePoint.applyAll(add, gapped))
+        }
+    }
+
     Benchmark("digest of a 1000-stroke document") { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(replica.digest)
