@@ -12,6 +12,8 @@ let package = Package(
     products: [
         .library(name: "CanvasCore", targets: ["CanvasCore"]),
         .library(name: "CanvasProtocol", targets: ["CanvasProtocol"]),
+        .library(name: "CanvasGeometry", targets: ["CanvasGeometry"]),
+        .library(name: "CanvasSVG", targets: ["CanvasSVG"]),
         .library(name: "CanvasBench", targets: ["CanvasBench"]),
         .executable(name: "canvas", targets: ["canvas"]),
     ],
@@ -21,11 +23,15 @@ let package = Package(
     targets: [
         .target(name: "CanvasCore", swiftSettings: strict),
         .target(name: "CanvasProtocol", dependencies: ["CanvasCore"], swiftSettings: strict),
-        .target(name: "CanvasBench", dependencies: ["CanvasCore", "CanvasProtocol"], swiftSettings: strict),
+        .target(name: "CanvasGeometry", dependencies: ["CanvasCore"], swiftSettings: strict),
+        .target(name: "CanvasSVG", dependencies: ["CanvasCore", "CanvasGeometry"], swiftSettings: strict),
+        .target(
+            name: "CanvasBench", dependencies: ["CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG"],
+            swiftSettings: strict),
         .executableTarget(
             name: "canvas",
             dependencies: [
-                "CanvasCore", "CanvasProtocol", "CanvasBench",
+                "CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG", "CanvasBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -37,6 +43,12 @@ let package = Package(
             dependencies: ["CanvasCore", "CanvasProtocol", "CanvasTestSupport"],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "CanvasGeometryTests", dependencies: ["CanvasCore", "CanvasGeometry", "CanvasTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "CanvasSVGTests", dependencies: ["CanvasCore", "CanvasGeometry", "CanvasSVG", "CanvasTestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "CanvasCLITests", dependencies: ["canvas"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CanvasCore
 import CanvasProtocol
+import CanvasSVG
 import Foundation
 
 struct Replay: ParsableCommand {
@@ -23,6 +24,9 @@ struct Replay: ParsableCommand {
     @Flag(help: "Print the root digest as one line of hex.")
     var digest = false
 
+    @Option(name: .customLong("svg"), help: ArgumentHelp("Write the replayed canvas as an SVG file.", valueName: "OUT.svg"))
+    var svgPath: String?
+
     func run() throws {
         var replayer = Replayer()
         for file in files.isEmpty ? ["-"] : files {
@@ -38,6 +42,13 @@ struct Replay: ParsableCommand {
             }
         }
         let document = replayer.document
+        if let svgPath {
+            do {
+                try Data(SVGExporter.export(document)).write(to: URL(fileURLWithPath: svgPath))
+            } catch {
+                throw ValidationError("cannot write \(svgPath): \(error.localizedDescription)")
+            }
+        }
         if state {
             FileHandle.standardOutput.write(Data(CanonicalState.encode(document)))
         }

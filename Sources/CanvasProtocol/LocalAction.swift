@@ -1,0 +1,59 @@
+public import CanvasCore
+
+/// What a local user does, as the node's input format (docs/actions.md) beside the wire
+/// operations: draw a stroke, or erase along a path. A node turns actions into operations
+/// (CanvasGeometry's `Drawing` and `Eraser`); actions themselves never travel.
+///
+/// `{"action":"draw","points":[[x,y],…],"weight":w,"colour":[r,g,b],"recognize":true|false}`
+/// `{"action":"erase","points":[[x,y],…],"radius":r}`
+public enum LocalAction: Hashable, Sendable {
+    /// A finished stroke; with `recognize`, a recognised shape replaces it.
+    case draw(points: [Point], weight: Double, colour: Colour, recognize: Bool)
+    /// The eraser, a circle of `radius` swept along `points`.
+    case erase(points: [Point], radius: Double)
+
+    /// True when `bytes` look like an action (an object with an `action` key) rather than
+    /// a wire message; `decode` then says whether it is a valid one.
+    public static func isAction(_ bytes: some Collection<UInt8>) -> Bool {
+        guard case .object(let members)? = try? JSONValue(parsing: bytes) else { return false }
+        return members["action"] != nil
+    }
+
+    /// Decodes and validates one action; errors name the field (`draw.points[2][0]: …`).
+    public static func decode(_ bytes: some Collection<UInt8>) throws(ProtocolError) -> LocalAction {
+        guard bytes.count <= ProtocolLimits.maxMessageBytes else {
+            throw ProtocolError(
+                .limitExceeded, path: "", "action of \(bytes.count) bytes exceeds the limit of \(ProtocolLimits.maxMessageBytes)")
+        }
+        let members = try Validate.object(try JSONValue(parsing: bytes), "")
+        guard let kind = members["action"] else {
+            throw ProtocolError(.missingField, path: "action", "missing field")
+        }
+        guard case .string(let name) = kind else {
+            throw ProtocolError(.wrongType, path: "action", "expected a string, got \(kind.excerpt)")
+        }
+        func required(_ key: String) throws(ProtocolError) -> JSONValue {
+            guard let value = members[key], value != .null else {
+                throw ProtocolError(.missingField, path: "\(name).\(key)", "missing field")
+            }
+            return value
+        }
+        let points = try Validate.points(required("points"), "\(name).points")
+        guard !points.isEmpty else {
+            throw ProtocolError(.invalidValue, path: "\(name).points", "expected at least one point")
+        }
+        switch name {
+        case "draw":
+            let recognize = try members["recognize"].flatMap { value throws(ProtocolError) in
+                value == .null ? nil : try Validate.bool(value, "draw.recognize")
+            } ?? false
+            return .draw(
+                points: points, weight: try Validate.positiveNumber(required("weight"), "draw.weight"),
+                colour: try Validate.colour(required("colour"), "draw.colour"), recognize: recognize)
+        case "erase":
+            return .erase(points: points, radius: try Validate.positiveNumber(required("radius"), "erase.radius"))
+        default:
+            throw ProtocolError(.invalidValue, path: "action", "expected \"draw\" or \"erase\", got \(kind.excerpt)")
+        }
+    }
+}
