@@ -1,0 +1,106 @@
+import CanvasCore
+import Foundation
+
+/// A single-stroke arrow: a straight shaft and, at one end, a head of two barbs drawn
+/// without lifting the pen, from either end of the stroke (head last or head first).
+///
+/// The tip is the first sharp turn after the shaft; the barbs' ends are the points of the
+/// head farthest to either side of the shaft. The order in which the head was drawn does
+/// not matter: two readings are offered, an open head (the barbs alone, however traced:
+/// tail → tip → barb → tip → barb is the "arrow" gesture of the $1 data) and a closed one
+/// (the barbs and the stroke across their ends, as in tail → tip → barb → barb → tip),
+/// and comparing each with the stroke decides.
+struct ArrowFit {
+    var tail: Point
+    var tip: Point
+    /// The ends of the two barbs, the first drawn first.
+    var barbs: (Point, Point)
+    /// Unit vector from the tip back along the end of the shaft, which the head is drawn
+    /// about (on a bowed shaft, not the direction of the whole).
+    var axis: Point
+    /// The pieces the stroke should follow if it is this arrow: the shaft as drawn (its
+    /// straightness is checked here, so that a gently bowed shaft is straightened rather
+    /// than refused), then the straight sides of the head.
+    var drawnSides: [[Point]]
+
+    /// The smallest barb, as a fraction of the shaft's length: shorter ones are hooks
+    /// and jitter at the end of a line.
+    static let minimumBarbRatio = 0.1
+    /// Barbs must point back along the shaft, each between these angles from `axis`
+    /// (radians): a head, not a cross-bar or a hook folding back.
+    static let barbAngles = (10.0 * Double.pi / 180)...(80.0 * Double.pi / 180)
+
+    /// Every arrow reading of the stroke (equally spaced points) whose shaft strays at most
+    /// `maximumBow` from straight and whose head is plausible: barbs on opposite sides of
+    /// the shaft, pointing back along it, no longer than it. The tip is the first turn
+    /// sharper than `sharpTurn` (radians) beyond `hookLength` of the stroke's length from
+    /// its tail end. The caller judges which reading, if any, the stroke actually follows.
+    static func candidates(_ stroke: [Point], hookLength: Double, sharpTurn: Double, maximumBow: Double) -> [ArrowFit] {
+        [stroke, stroke.reversed()].flatMap { points -> [ArrowFit] in
+            let start = max(StrokeResampling.turnReach, Int(hookLength * Double(points.count - 1)))
+            guard start < points.count - StrokeResampling.turnReach,
+                var tipIndex = (start..<(points.count - StrokeResampling.turnReach)).first(where: {
+                    StrokeResampling.turn(of: points, at: $0) > sharpTurn
+                })
+            else { return [] }
+            // Climb to the sharpest point of the turn.
+            while tipIndex + 1 < points.count - StrokeResampling.turnReach,
+                StrokeResampling.turn(of: points, at: tipIndex + 1) > StrokeResampling.turn(of: points, at: tipIndex)
+            {
+                tipIndex += 1
+            }
+            let (tail, tip) = (points[0], points[tipIndex])
+            let shaft = Array(points[...tipIndex])
+            guard shaft.allSatisfy({ OutlineMatch.foot(of: $0, on: [tail, tip]).distance <= maximumBow }) else {
+                return []
+            }
+            // The shaft's last quarter gives the axis the head is drawn about.
+            let toShaft = points[tipIndex - max(1, tipIndex / 4)] - tip
+            guard toShaft.length > 0 else { return [] }
+            let axis = toShaft / toShaft.length
+            // Each head point's signed distance from the axis: its sign tells the side.
+            let offsets = points[tipIndex...].map { axis.cross($0 - tip) }
+            guard let farthestOneWay = offsets.indices.max(by: { offsets[$0] < offsets[$1] }),
+                let farthestOtherWay = offsets.indices.min(by: { offsets[$0] < offsets[$1] }),
+                offsets[farthestOneWay] > 0, offsets[farthestOtherWay] < 0
+            else { return [] }
+            let (first, second) = (
+                points[tipIndex + min(farthestOneWay, farthestOtherWay)],
+                points[tipIndex + max(farthestOneWay, farthestOtherWay)]
+            )
+            let shaftLength = tail.distance(to: tip)
+            // Barbs no longer than the shaft, which is what makes it the shaft.
+            let lengths = (minimumBarbRatio * shaftLength)...shaftLength
+            guard
+                [first, second].allSatisfy({ barb in
+                    let arm = barb - tip
+                    return lengths.contains(arm.length)
+                        && barbAngles.contains(abs(atan2(axis.cross(arm), axis.dot(arm))))
+                })
+            else { return [] }
+            let open = ArrowFit(
+                tail: tail, tip: tip, barbs: (first, second), axis: axis,
+                drawnSides: [shaft, [tip, first], [tip, second]])
+            var closed = open
+            closed.drawnSides.append([first, second])
+            return [open, closed]
+        }
+    }
+
+    /// The arrow made straight and symmetric: the shaft from tail to tip, and two barbs of
+    /// the drawn barbs' mean length at their mean angle from `axis`, either side of the
+    /// shaft, as the polyline tail, tip, barb, tip, barb.
+    var symmetricPolyline: [Point] {
+        let back = (tail - tip) / (tail - tip).length
+        let arms = [barbs.0 - tip, barbs.1 - tip]
+        let length = (arms[0].length + arms[1].length) / 2
+        let angle = arms.map { abs(atan2(axis.cross($0), axis.dot($0))) }.reduce(0, +) / 2
+        // The first barb keeps its side of the shaft.
+        let side: Double = axis.cross(arms[0]) < 0 ? -1 : 1
+        func barb(_ turn: Double) -> Point {
+            let (c, s) = (cos(turn), sin(turn))
+            return tip + Point(x: back.x * c - back.y * s, y: back.x * s + back.y * c) * length
+        }
+        return [tail, tip, barb(side * angle), tip, barb(-side * angle)]
+    }
+}

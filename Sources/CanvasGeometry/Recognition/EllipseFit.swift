@@ -1,0 +1,175 @@
+import CanvasCore
+import Foundation
+
+/// An ellipse fitted to points: first by linear least squares on the general conic
+/// A x² + B xy + C y² + D x + E y = 1 (in coordinates centred on the points' mean and
+/// scaled to unit spread, so the normal equations are well conditioned at any size), then
+/// refined by Levenberg–Marquardt on the points' distances to it (Sampson's first-order
+/// approximation of the orthogonal distance).
+///
+/// The algebraic fit alone is biased for the lumpy, open ellipses people draw (it weights
+/// points unevenly round the curve); the refinement brings it to the geometric fit that
+/// the recogniser's distance measures then judge.
+struct FittedEllipse {
+    var center: Point
+    /// Semi-axis lengths, `semiMajor` ≥ `semiMinor` > 0.
+    var semiMajor: Double
+    var semiMinor: Double
+    /// Unit vector along the major axis.
+    var majorAxis: Point
+
+    /// The fit, or nil when the best conic is not an ellipse (a parabola, a hyperbola, or
+    /// degenerate, as the conic through collinear points is).
+    init?(fitting points: [Point]) {
+        guard points.count >= 5 else { return nil }
+        let mean = points.reduce(Point(x: 0, y: 0), +) / Double(points.count)
+        let spread = (points.reduce(0) { $0 + ($1 - mean).dot($1 - mean) } / Double(points.count)).squareRoot()
+        guard spread > 0 else { return nil }
+        // Normal equations MᵀM c = Mᵀ1 for the rows (x², xy, y², x, y).
+        var normal = [[Double]](repeating: [Double](repeating: 0, count: 6), count: 5)
+        for point in points {
+            let p = (point - mean) / spread
+            let row = [p.x * p.x, p.x * p.y, p.y * p.y, p.x, p.y]
+            for r in 0..<5 {
+                for c in 0..<5 { normal[r][c] += row[r] * row[c] }
+                normal[r][5] += row[r]
+            }
+        }
+        guard let coefficients = Self.solve(normal) else { return nil }
+        let (a, b, c, d, e) = (coefficients[0], coefficients[1], coefficients[2], coefficients[3], coefficients[4])
+        let determinant = 4 * a * c - b * b
+        guard determinant > 0 else { return nil }
+        // The centre, where the gradient vanishes; there the conic reads
+        // A x² + B xy + C y² = g.
+        let cx = (b * e - 2 * c * d) / determinant
+        let cy = (b * d - 2 * a * e) / determinant
+        let g = 1 - (d * cx + e * cy) / 2
+        // Eigenvalues of [[A, B/2], [B/2, C]]: positive for an ellipse (determinant > 0)
+        // when g > 0.
+        let halfTrace = (a + c) / 2
+        let halfGap = (((a - c) / 2) * ((a - c) / 2) + b * b / 4).squareRoot()
+        let small = halfTrace - halfGap
+        let large = halfTrace + halfGap
+        guard g > 0, small > 0 else { return nil }
+        // The major axis is the eigenvector of the smaller eigenvalue.
+        let axis = abs(b) > 1e-12 ? Point(x: b / 2, y: small - a) : (a <= c ? Point(x: 1, y: 0) : Point(x: 0, y: 1))
+        var parameters = [
+            mean.x + cx * spread, mean.y + cy * spread, (g / small).squareRoot() * spread,
+            (g / large).squareRoot() * spread, atan2(axis.y, axis.x),
+        ]
+        Self.refine(&parameters, to: points)
+        guard parameters.allSatisfy(\.isFinite), parameters[2] > 0, parameters[3] > 0 else { return nil }
+        center = Point(x: parameters[0], y: parameters[1])
+        let angle = parameters[2] >= parameters[3] ? parameters[4] : parameters[4] + Double.pi / 2
+        semiMajor = max(parameters[2], parameters[3])
+        semiMinor = min(parameters[2], parameters[3])
+        majorAxis = Point(x: cos(angle), y: sin(angle))
+    }
+
+    /// The Sampson distances from `points` to the ellipse with centre (p[0], p[1]),
+    /// semi-axes p[2] and p[3], the first at angle p[4], written into `residuals`; their
+    /// sum of squares.
+    private static func residuals(_ p: [Double], _ points: [Point], into residuals: inout [Double]) -> Double {
+        let (c, s) = (cos(p[4]), sin(p[4]))
+        let (a2, b2) = (p[2] * p[2], p[3] * p[3])
+        var sum = 0.0
+        for k in points.indices {
+            let (dx, dy) = (points[k].x - p[0], points[k].y - p[1])
+            let (u, v) = (dx * c + dy * s, -dx * s + dy * c)
+            let value = u * u / a2 + v * v / b2 - 1
+            let gradient = 2 * (u * u / (a2 * a2) + v * v / (b2 * b2)).squareRoot()
+            residuals[k] = gradient > 0 ? value / gradient : 0
+            sum += residuals[k] * residuals[k]
+        }
+        return sum
+    }
+
+    /// Levenberg–Marquardt on the parameters of `residuals`, with forward-difference
+    /// derivatives; a few iterations suffice from the algebraic start.
+    private static func refine(_ parameters: inout [Double], to points: [Point]) {
+        let n = points.count
+        let scale = max(parameters[2], parameters[3])
+        let steps = [scale, scale, scale, scale, 1].map { 1e-6 * $0 }
+        var residual = [Double](repeating: 0, count: n)
+        var cost = residuals(parameters, points, into: &residual)
+        var shifted = [Double](repeating: 0, count: n)
+        var jacobian = [Double](repeating: 0, count: 5 * n)
+        var damping = 1e-3
+        for _ in 0..<20 {
+            for k in 0..<5 {
+                var moved = parameters
+                moved[k] += steps[k]
+                _ = residuals(moved, points, into: &shifted)
+                for i in 0..<n { jacobian[k * n + i] = (shifted[i] - residual[i]) / steps[k] }
+            }
+            // The damped normal equations (JᵀJ + λ diag JᵀJ) δ = −Jᵀr.
+            var system = [[Double]](repeating: [Double](repeating: 0, count: 6), count: 5)
+            for r in 0..<5 {
+                for c in 0..<5 {
+                    var sum = 0.0
+                    for i in 0..<n { sum += jacobian[r * n + i] * jacobian[c * n + i] }
+                    system[r][c] = sum
+                }
+                system[r][r] *= 1 + damping
+                var sum = 0.0
+                for i in 0..<n { sum -= jacobian[r * n + i] * residual[i] }
+                system[r][5] = sum
+            }
+            guard let step = solve(system) else { return }
+            let candidate = (0..<5).map { parameters[$0] + step[$0] }
+            guard candidate[2] > 0, candidate[3] > 0 else {
+                damping *= 10
+                continue
+            }
+            let candidateCost = residuals(candidate, points, into: &shifted)
+            if candidateCost < cost {
+                let improvement = cost - candidateCost
+                (parameters, cost) = (candidate, candidateCost)
+                swap(&residual, &shifted)
+                damping /= 10
+                if improvement < 1e-9 * cost { return }
+            } else {
+                damping *= 10
+                if damping > 1e8 { return }
+            }
+        }
+    }
+
+    /// The ellipse as a closed polygon (first point repeated at the end) whose chords stray
+    /// from the true curve by at most `tolerance`, with at least `minimumSegments` sides,
+    /// a multiple of 4 of them (so the axes' ends are vertices), starting at an end of the
+    /// major axis.
+    func outline(tolerance: Double, minimumSegments: Int) -> [Point] {
+        // A chord spanning angle θ on a circle of radius r strays r(1 − cos(θ/2)) ≈ rθ²/8.
+        let step = (8 * tolerance / semiMajor).squareRoot()
+        let segments = 4 * max(minimumSegments / 4, Int((Double.pi / 2 / step).rounded(.up)))
+        let minorAxis = Point(x: -majorAxis.y, y: majorAxis.x)
+        return (0...segments).map { k in
+            let angle = 2 * Double.pi * Double(k % segments) / Double(segments)
+            return center + majorAxis * (semiMajor * cos(angle)) + minorAxis * (semiMinor * sin(angle))
+        }
+    }
+
+    /// Gaussian elimination with partial pivoting on an augmented n × (n + 1) system; nil
+    /// when it is singular.
+    private static func solve(_ system: [[Double]]) -> [Double]? {
+        var m = system
+        let n = m.count
+        let scale = m.flatMap { $0 }.reduce(0) { max($0, abs($1)) }
+        for column in 0..<n {
+            let pivot = (column..<n).max { abs(m[$0][column]) < abs(m[$1][column]) }!
+            guard abs(m[pivot][column]) > 1e-12 * scale else { return nil }
+            m.swapAt(column, pivot)
+            for row in (column + 1)..<n {
+                let factor = m[row][column] / m[column][column]
+                for k in column...n { m[row][k] -= factor * m[column][k] }
+            }
+        }
+        var solution = [Double](repeating: 0, count: n)
+        for row in stride(from: n - 1, through: 0, by: -1) {
+            let tail = ((row + 1)..<n).reduce(0) { $0 + m[row][$1] * solution[$1] }
+            solution[row] = (m[row][n] - tail) / m[row][row]
+        }
+        return solution
+    }
+}

@@ -1,0 +1,89 @@
+import CanvasCore
+import Foundation
+
+/// Triangles and rectangles fitted to a closed stroke: the stroke is split into three or
+/// four straight runs (`StraightRunPartition`), one per side, and each side is the best
+/// line through its run, so the corners are where the drawn sides meet, wherever the pen
+/// rounded them off.
+struct PolygonFit {
+    private let stroke: [Point]
+    private let partition: StraightRunPartition
+
+    /// Prepares the fits of `stroke` (equally spaced points), taken as closed.
+    init(_ stroke: [Point]) {
+        self.stroke = stroke
+        partition = StraightRunPartition(closed: stroke, fewestRuns: 3)
+    }
+
+    /// The triangle whose sides are the best lines through three runs of the stroke, as its
+    /// three corners in drawing order, starting with the one nearest the stroke's start,
+    /// repeated at the end; nil when the stroke is too short to split or two sides are
+    /// parallel.
+    func triangle() -> [Point]? {
+        guard let (sides, _) = sides(3) else { return nil }
+        var corners: [Point] = []
+        for k in 0..<3 {
+            guard let corner = sides[(k + 2) % 3].intersection(with: sides[k]) else { return nil }
+            corners.append(corner)
+        }
+        return closed(corners)
+    }
+
+    /// A rectangle fitted to four runs of the stroke: `drawn`, the quadrilateral where the
+    /// four drawn sides meet, and `rectangle`, the right-angled rectangle (any rotation)
+    /// that best matches them, both as corners in drawing order starting with the one
+    /// nearest the stroke's start, repeated at the end. Nil when some corner of `drawn` is
+    /// more than `skewTolerance` (radians) from a right angle.
+    ///
+    /// The rectangle's orientation is the length-weighted mean of the four sides'
+    /// directions taken modulo 90° (averaging the directions' angles multiplied by four),
+    /// and each side sits at the mean offset of its run.
+    func rectangle(skewTolerance: Double) -> (drawn: [Point], rectangle: [Point])? {
+        guard let (sides, runLengths) = sides(4) else { return nil }
+        var drawn: [Point] = []
+        for k in 0..<4 {
+            let (a, b) = (sides[(k + 3) % 4].direction, sides[k].direction)
+            // The angle between the two lines, in [0, π/2].
+            let angle = atan2(abs(a.cross(b)), abs(a.dot(b)))
+            guard angle >= Double.pi / 2 - skewTolerance,
+                let corner = sides[(k + 3) % 4].intersection(with: sides[k])
+            else { return nil }
+            drawn.append(corner)
+        }
+        var sum = Point(x: 0, y: 0)
+        for (side, weight) in zip(sides, runLengths) {
+            let angle = 4 * atan2(side.direction.y, side.direction.x)
+            sum = sum + Point(x: cos(angle), y: sin(angle)) * weight
+        }
+        let orientation = atan2(sum.y, sum.x) / 4
+        let u = Point(x: cos(orientation), y: sin(orientation))
+        let v = Point(x: -u.y, y: u.x)
+        // Opposite sides lie along the same axis; those along u fix the rectangle's extent
+        // in v and the other way round.
+        let firstPairAlongU =
+            abs(sides[0].direction.dot(u)) + abs(sides[2].direction.dot(u))
+            >= abs(sides[0].direction.dot(v)) + abs(sides[2].direction.dot(v))
+        let corners = (0..<4).map { k -> Point in
+            let (a, b) = (sides[(k + 3) % 4], sides[k])
+            let (alongU, alongV) = (k % 2 == 0) == firstPairAlongU ? (b, a) : (a, b)
+            return u * alongV.centroid.dot(u) + v * alongU.centroid.dot(v)
+        }
+        return (closed(drawn), closed(corners))
+    }
+
+    /// The best lines through `count` runs of the stroke, and how many points each run
+    /// holds.
+    private func sides(_ count: Int) -> (sides: [FittedLine], runLengths: [Double])? {
+        guard let runs = partition.runs(count)?.runs else { return nil }
+        return (runs.map { partition.moments.line(through: $0) }, runs.map { Double($0.count) })
+    }
+
+    /// The closed polygon through `corners` rotated to begin at the corner nearest the
+    /// stroke's start, with that corner repeated at the end.
+    private func closed(_ corners: [Point]) -> [Point] {
+        let start = stroke[0]
+        let first = corners.indices.min { corners[$0].distance(to: start) < corners[$1].distance(to: start) }!
+        let rotated = Array(corners[first...] + corners[..<first])
+        return rotated + [rotated[0]]
+    }
+}

@@ -1,0 +1,84 @@
+import CanvasCore
+import Foundation
+
+/// Preparing a hand-drawn stroke for fitting.
+///
+/// Input devices sample by time, so a slow pen leaves many points where a fast one leaves
+/// few, and the same point is often repeated. Fits weighted per point would then favour the
+/// slowly drawn parts; resampling at equal arc-length spacing weights every part of the
+/// stroke by its length instead, and a fixed number of samples makes every measure below
+/// independent of the stroke's size.
+enum StrokeResampling {
+    /// The polyline's length.
+    static func length(of points: [Point]) -> Double {
+        zip(points, points.dropFirst()).reduce(0) { $0 + $1.0.distance(to: $1.1) }
+    }
+
+    /// `count` points (at least 2) equally spaced by arc length along the polyline, the
+    /// first and last of them being its ends. Empty for a polyline of zero or non-finite
+    /// length.
+    static func resampled(_ points: [Point], count: Int) -> [Point] {
+        let total = length(of: points)
+        guard total > 0, total.isFinite, count >= 2 else { return [] }
+        let spacing = total / Double(count - 1)
+        var result = [points[0]]
+        result.reserveCapacity(count)
+        // Arc length still to cover before the next sample, walking segment by segment.
+        var remaining = spacing
+        for (a, b) in zip(points, points.dropFirst()) {
+            let segmentLength = a.distance(to: b)
+            var travelled = 0.0
+            while segmentLength - travelled >= remaining && result.count < count - 1 {
+                travelled += remaining
+                result.append(a.interpolated(to: b, at: travelled / segmentLength))
+                remaining = spacing
+            }
+            remaining -= segmentLength - travelled
+        }
+        result.append(points[points.count - 1])
+        return result
+    }
+
+    /// The stroke (equally spaced points) without the hooks at its ends: where the stroke
+    /// turns by more than `angle` (radians) within `fraction` of its length from an end,
+    /// it is cut at the sharpest such turn.
+    ///
+    /// Pens leave hooks as they land and lift, and closing a polygon often overshoots
+    /// its first corner; both would otherwise count as parts of the shape.
+    static func trimmingHooks(_ stroke: [Point], within fraction: Double, sharperThan angle: Double) -> [Point] {
+        let window = Int(fraction * Double(stroke.count - 1))
+        guard window >= turnReach, stroke.count > 2 * (window + turnReach) else { return stroke }
+        func sharpest(_ range: ClosedRange<Int>) -> Int? {
+            let i = range.max { turn(of: stroke, at: $0) < turn(of: stroke, at: $1) }!
+            return turn(of: stroke, at: i) > angle ? i : nil
+        }
+        let first = sharpest(turnReach...window) ?? 0
+        let last = sharpest((stroke.count - 1 - window)...(stroke.count - 1 - turnReach)) ?? stroke.count - 1
+        return Array(stroke[first...last])
+    }
+
+    /// How many samples either side of a point the chords measuring its turn span, so that
+    /// single-sample jitter is not mistaken for a turn.
+    static let turnReach = 2
+
+    /// How sharply the stroke (equally spaced points) turns at sample `i` (at least
+    /// `turnReach` from either end), in radians from 0 (straight on) to π (doubling back):
+    /// the angle between the chords arriving from `turnReach` samples before and leaving
+    /// to `turnReach` samples after.
+    static func turn(of stroke: [Point], at i: Int) -> Double {
+        let (a, b) = (stroke[i] - stroke[i - turnReach], stroke[i + turnReach] - stroke[i])
+        return abs(atan2(a.cross(b), a.dot(b)))
+    }
+
+    /// The largest distance between two of the points: the stroke's size for every
+    /// tolerance, whatever its shape or rotation.
+    static func diameter(of points: [Point]) -> Double {
+        var largest = 0.0
+        for i in points.indices {
+            for j in (i + 1)..<points.count {
+                largest = max(largest, points[i].distance(to: points[j]))
+            }
+        }
+        return largest
+    }
+}

@@ -1,0 +1,315 @@
+import CanvasCore
+import CanvasTestSupport
+import Foundation
+import Testing
+
+@testable import CanvasGeometry
+
+/// Shape recognition on synthetic strokes: each shape drawn at sizes from a small gesture to
+/// a wall-sized whiteboard shape, at any rotation, with jitter; every random test takes its
+/// seed as its argument (shown when it fails), so a failure replays exactly.
+@Suite("Shape recognition")
+struct RecognitionTests {
+    static let seeds = Array(UInt64(1)...24)
+
+    /// A size from 30 to 3,000 px, evenly spread over the orders of magnitude.
+    static func size(_ pen: inout SyntheticPen) -> Double {
+        exp(pen.random(in: log(30)...log(3000)))
+    }
+
+    /// Pen jitter (standard deviation, px) for a shape of `size` px: 0.3% of its size, about
+    /// what the human-drawn lines of the evaluation data deviate from straight.
+    static func jitter(for size: Double) -> Double {
+        0.003 * size
+    }
+
+    /// True when every point of `expected` has a point of `actual` within `tolerance`, and
+    /// the other way round.
+    static func match(_ actual: [Point], _ expected: [Point], within tolerance: Double) -> Bool {
+        let near = { (a: [Point], b: [Point]) in a.allSatisfy { p in b.contains { $0.distance(to: p) <= tolerance } } }
+        return near(actual, expected) && near(expected, actual)
+    }
+
+    // MARK: Lines
+
+    @Test func twoPointsAreALineBetweenThem() {
+        let shape = ShapeRecognizer.recognize([Point(x: 10, y: 20), Point(x: 110, y: 70)])
+        #expect(shape.kind == .line)
+        #expect(Self.match(shape.points, [Point(x: 10, y: 20), Point(x: 110, y: 70)], within: 1e-9))
+        #expect(shape.points[0].distance(to: Point(x: 10, y: 20)) < 1e-9)
+    }
+
+    @Test(arguments: seeds) func noisyLinesKeepTheirEnds(seed: UInt64) {
+        var pen = SyntheticPen(seed: seed, jitter: 0)
+        let length = Self.size(&pen)
+        pen.jitter = Self.jitter(for: length)
+        let start = Point(x: pen.random(in: -500...500), y: pen.random(in: -500...500))
+        let end = start + rotated(Point(x: length, y: 0), by: pen.random(in: 0...(2 * .pi)))
+        let shape = ShapeRecognizer.recognize(pen.stroke(through: [start, end]))
+        #expect(shape.kind == .line, "seed \(seed)")
+        guard shape.kind == .line else { return }
+        #expect(shape.points.count == 2)
+        #expect(shape.points[0].distance(to: start) < 0.03 * length, "seed \(seed)")
+        #expect(shape.points[1].distance(to: end) < 0.03 * length, "seed \(seed)")
+    }
+
+    @Test func hooksAtALinesEndsAreCutOff() {
+        var pen = SyntheticPen(seed: 7, jitter: 0.5)
+        // A 400 px line with the pen hooking 15 px sideways as it lands and lifts.
+        let stroke = pen.stroke(through: [
+            Point(x: 0, y: -15), Point(x: 5, y: 0), Point(x: 400, y: 0), Point(x: 395, y: 15),
+        ])
+        let shape = ShapeRecognizer.recognize(stroke)
+        #expect(shape.kind == .line)
+        #expect(Self.match(shape.points, [Point(x: 5, y: 0), Point(x: 400, y: 0)], within: 6))
+    }
+
+    @Test func aCurveIsNotALine() {
+        var pen = SyntheticPen(seed: 3, jitter: 0.5)
+        // An arc whose middle bows out by 15% of its chord (a bow of 8% would still be
+        // straightened: see docs/recognition.md).
+        let stroke = pen.arc(center: Point(x: 0, y: 0), radii: (400, 400), rotation: 0, start: 0.97, sweep: 1.2)
+        #expect(ShapeRecognizer.recognize(stroke).kind == .none)
+    }
+
+    // MARK: Rectangles
+
+    @Test(arguments: seeds) func rotatedRectanglesAndSquares(seed: UInt64) {
+        var pen = SyntheticPen(seed: seed, jitter: 0)
+        let width = Self.size(&pen)
+        let height = seed % 3 == 0 ? width : width * pen.random(in: 0.3...0.9)
+        pen.jitter = Self.jitter(for: width)
+        let rotation = pen.random(in: 0...(.pi / 2))
+        let unit = [
+            Point(x: 0, y: 0), Point(x: 1, y: 0), Point(x: 1, y: height / width), Point(x: 0, y: height / width),
+        ]
+        var corners = placed(unit, size: width, rotation: rotation, origin: Point(x: 100, y: 100))
+        // Any starting corner, either way round.
+        corners = Array(corners[Int(seed % 4)...] + corners[..<Int(seed % 4)])
+        if seed % 2 == 1 { corners.reverse() }
+        let stroke = pen.stroke(through: corners + [corners[0]], samples: 120)
+        let shape = ShapeRecognizer.recognize(stroke)
+        #expect(shape.kind == .rectangle, "seed \(seed)")
+        guard shape.kind == .rectangle else { return }
+        #expect(shape.points.count == 5 && shape.points[0] == shape.points[4])
+        #expect(Self.match(Array(shape.points.dropLast()), corners, within: 0.03 * width), "seed \(seed)")
+        #expect(shape.points[0].distance(to: corners[0]) < 0.03 * width, "starts at the first corner drawn")
+        for k in 0..<4 {
+            let (a, b) = (shape.points[k + 1] - shape.points[k], shape.points[(k + 2) % 4] - shape.points[k + 1])
+            #expect(abs(a.dot(b)) < 1e-9 * a.length * b.length, "right angles")
+        }
+    }
+
+    @Test func aSloppyRectangleWithAGapAndAnOvershootIsARectangle() {
+        var pen = SyntheticPen(seed: 11, jitter: 1.5)
+        // Started mid-side, corners slightly off square, the last side stopping short,
+        // the pen running on past the start.
+        let stroke =
+            pen.stroke(
+                through: [
+                    Point(x: 100, y: 2), Point(x: 300, y: 0), Point(x: 306, y: 150), Point(x: -4, y: 156),
+                    Point(x: 0, y: 0),
+                    Point(x: 70, y: 1),
+                ], samples: 150)
+        let shape = ShapeRecognizer.recognize(stroke)
+        #expect(shape.kind == .rectangle)
+        #expect(
+            Self.match(
+                Array(shape.points.dropLast()),
+                [Point(x: 0, y: 0), Point(x: 300, y: 0), Point(x: 300, y: 153), Point(x: 0, y: 153)], within: 8))
+    }
+
+    @Test func aParallelogramTooSkewedIsNotARectangle() {
+        var pen = SyntheticPen(seed: 5, jitter: 1)
+        // Corners of 45° and 135°.
+        let stroke = pen.stroke(through: [
+            Point(x: 0, y: 0), Point(x: 300, y: 0), Point(x: 450, y: 150), Point(x: 150, y: 150), Point(x: 0, y: 0),
+        ])
+        #expect(ShapeRecognizer.recognize(stroke).kind == .none)
+    }
+
+    // MARK: Ellipses
+
+    @Test(arguments: seeds) func circlesAndEllipses(seed: UInt64) {
+        var pen = SyntheticPen(seed: seed, jitter: 0)
+        let major = Self.size(&pen) / 2
+        let minor = seed % 3 == 0 ? major : major * pen.random(in: 0.35...0.9)
+        pen.jitter = Self.jitter(for: major)
+        let center = Point(x: pen.random(in: -500...500), y: pen.random(in: -500...500))
+        let rotation = pen.random(in: 0...(.pi))
+        // Left open by up to 8% or run on past the start by up to 6%, either way round.
+        let sweep = 2 * .pi * pen.random(in: 0.92...1.06) * (seed % 2 == 0 ? 1 : -1)
+        let stroke = pen.arc(
+            center: center, radii: (major, minor), rotation: rotation, start: pen.random(in: 0...(2 * .pi)),
+            sweep: sweep,
+            samples: 150)
+        let shape = ShapeRecognizer.recognize(stroke)
+        #expect(shape.kind == .ellipse, "seed \(seed)")
+        guard shape.kind == .ellipse else { return }
+        #expect(shape.points.count > 32 && shape.points.first == shape.points.last)
+        let outline = shape.points.dropLast()
+        let fittedCenter = outline.reduce(Point(x: 0, y: 0), +) / Double(outline.count)
+        let radii = outline.map { $0.distance(to: fittedCenter) }
+        #expect(fittedCenter.distance(to: center) < 0.03 * major, "seed \(seed)")
+        #expect(abs(radii.max()! - major) < 0.03 * major, "seed \(seed)")
+        #expect(abs(radii.min()! - minor) < 0.03 * major, "seed \(seed)")
+    }
+
+    @Test func ellipsePolygonsAreFineEnoughAtAnySize() {
+        for radius in [20.0, 200, 2000] {
+            let ellipse = FittedEllipse(
+                fitting: (0..<64).map { Point(x: radius * cos(Double($0) / 10), y: radius / 2 * sin(Double($0) / 10)) })!
+            let outline = ellipse.outline(tolerance: 0.25, minimumSegments: 32)
+            #expect(outline.count - 1 >= 32 && (outline.count - 1) % 4 == 0)
+            // The middle of each chord is within the tolerance of the true curve.
+            for (a, b) in zip(outline, outline.dropFirst()) {
+                let middle = a.interpolated(to: b, at: 0.5)
+                let onCurve =
+                    (middle.x / radius) * (middle.x / radius) + (middle.y * 2 / radius) * (middle.y * 2 / radius)
+                #expect(abs(onCurve.squareRoot() - 1) * radius < 0.3, "radius \(radius)")
+            }
+        }
+    }
+
+    // MARK: Triangles
+
+    @Test(arguments: seeds) func triangles(seed: UInt64) {
+        var pen = SyntheticPen(seed: seed, jitter: 0)
+        let size = Self.size(&pen)
+        pen.jitter = Self.jitter(for: size)
+        let turn = pen.random(in: 0...(2 * .pi))
+        // Corners a third of a turn apart, give or take 25°: no angle below about 30°.
+        let unit = (0..<3).map { k -> Point in
+            let angle = turn + Double(k) * 2 * .pi / 3 + pen.random(in: -0.44...0.44)
+            return Point(x: cos(angle), y: sin(angle)) * pen.random(in: 0.8...1)
+        }
+        var corners = placed(unit, size: size / 2, rotation: 0, origin: Point(x: 0, y: 0))
+        if seed % 2 == 1 { corners.reverse() }
+        let shape = ShapeRecognizer.recognize(pen.stroke(through: corners + [corners[0]], samples: 100))
+        #expect(shape.kind == .triangle, "seed \(seed)")
+        guard shape.kind == .triangle else { return }
+        #expect(shape.points.count == 4 && shape.points[0] == shape.points[3])
+        #expect(Self.match(Array(shape.points.dropLast()), corners, within: 0.04 * size), "seed \(seed)")
+    }
+
+    // MARK: Arrows
+
+    @Test(arguments: seeds) func arrows(seed: UInt64) {
+        var pen = SyntheticPen(seed: seed, jitter: 0)
+        let length = Self.size(&pen)
+        pen.jitter = Self.jitter(for: length)
+        let tail = Point(x: pen.random(in: -500...500), y: pen.random(in: -500...500))
+        let direction = pen.random(in: 0...(2 * .pi))
+        let tip = tail + rotated(Point(x: length, y: 0), by: direction)
+        let barb = length * pen.random(in: 0.2...0.4)
+        let spread = pen.random(in: 0.45...0.8)
+        let back = rotated(Point(x: -barb, y: 0), by: direction)
+        let (left, right) = (tip + rotated(back, by: spread), tip + rotated(back, by: -spread))
+        // Head drawn out and back (the $1 gesture) or closed; last or first.
+        var waypoints = seed % 2 == 0 ? [tail, tip, left, tip, right] : [tail, tip, left, right, tip]
+        if seed % 4 >= 2 { waypoints.reverse() }
+        let shape = ShapeRecognizer.recognize(pen.stroke(through: waypoints, samples: 120))
+        #expect(shape.kind == .arrow, "seed \(seed)")
+        guard shape.kind == .arrow else { return }
+        #expect(shape.points.count == 5 && shape.points[1] == shape.points[3])
+        #expect(shape.points[0].distance(to: tail) < 0.04 * length, "seed \(seed)")
+        #expect(shape.points[1].distance(to: tip) < 0.04 * length, "seed \(seed)")
+        #expect(Self.match([shape.points[2], shape.points[4]], [left, right], within: 0.06 * length), "seed \(seed)")
+        // The replacement head is symmetric about the shaft.
+        let shaft = shape.points[0] - shape.points[1]
+        let arms = [shape.points[2] - shape.points[1], shape.points[4] - shape.points[1]]
+        #expect(abs(arms[0].length - arms[1].length) < 1e-9 * length)
+        #expect(abs(arms[0].dot(shaft) - arms[1].dot(shaft)) < 1e-9 * length * length)
+    }
+
+    @Test func aLineWithAHookAtItsEndIsNotAnArrow() {
+        var pen = SyntheticPen(seed: 2, jitter: 0.5)
+        let stroke = pen.stroke(through: [Point(x: 0, y: 0), Point(x: 400, y: 0), Point(x: 330, y: 40)])
+        #expect(ShapeRecognizer.recognize(stroke).kind == .none)
+    }
+
+    // MARK: Everything else
+
+    @Test(arguments: NonShape.allCases, [UInt64(1), 2, 3])
+    func gesturesThatAreNotShapesAreLeftAlone(_ gesture: NonShape, seed: UInt64) {
+        var pen = SyntheticPen(seed: seed, jitter: 0)
+        let size = Self.size(&pen)
+        pen.jitter = Self.jitter(for: size)
+        let stroke = gesture.drawn(with: &pen, size: size, rotation: pen.random(in: 0...(2 * .pi)))
+        let shape = ShapeRecognizer.recognize(stroke)
+        #expect(shape == .none, "\(gesture.rawValue), seed \(seed): recognised as \(shape.kind)")
+    }
+
+    @Test func strokesWithoutExtentAreNotShapes() {
+        let p = Point(x: 3, y: 4)
+        #expect(ShapeRecognizer.recognize([]) == .none)
+        #expect(ShapeRecognizer.recognize([p]) == .none)
+        #expect(ShapeRecognizer.recognize([p, p, p]) == .none)
+        #expect(ShapeRecognizer.recognize([p, Point(x: .nan, y: 0), p]) == .none)
+        #expect(ShapeRecognizer.recognize([p, Point(x: .infinity, y: 0)]) == .none)
+    }
+
+    @Test func scaleAndPositionDoNotChangeTheAnswer() {
+        var pen = SyntheticPen(seed: 9, jitter: 0.8)
+        let stroke = pen.stroke(through: [
+            Point(x: 0, y: 0), Point(x: 120, y: 10), Point(x: 60, y: 100), Point(x: 0, y: 0),
+        ])
+        let small = ShapeRecognizer.recognize(stroke)
+        let offset = Point(x: -7000, y: 3000)
+        let large = ShapeRecognizer.recognize(stroke.map { $0 * 40 + offset })
+        #expect(small.kind == .triangle && large.kind == .triangle)
+        for (a, b) in zip(small.points, large.points) {
+            #expect((a * 40 + offset).distance(to: b) < 1e-6 * 40 * 120)
+        }
+    }
+
+    // MARK: The parts
+
+    @Test func partitionSplitsASquareAtItsCorners() {
+        // 16 points a side, starting a few points into the first side.
+        let square = (0..<64).map { k -> Point in
+            let (side, t) = ((k + 5) / 16 % 4, Double((k + 5) % 16) / 16)
+            return [Point(x: t, y: 0), Point(x: 1, y: t), Point(x: 1 - t, y: 1), Point(x: 0, y: 1 - t)][side]
+        }
+        let partition = StraightRunPartition(closed: square, fewestRuns: 3).runs(4)!
+        #expect(partition.residual < 1e-9)
+        // Each run begins at a corner, or just after it (a corner lies on both sides).
+        #expect(partition.runs.map { $0.lowerBound % 16 }.allSatisfy { $0 == 11 || $0 == 12 })
+    }
+
+    @Test func ellipseFitRecoversAnExactEllipse() {
+        let points = (0..<50).map { k -> Point in
+            let angle = Double(k) / 50 * 2 * .pi
+            return Point(x: 40, y: -20) + rotated(Point(x: 90 * cos(angle), y: 35 * sin(angle)), by: 0.6)
+        }
+        let ellipse = FittedEllipse(fitting: points)!
+        #expect(ellipse.center.distance(to: Point(x: 40, y: -20)) < 1e-6)
+        #expect(abs(ellipse.semiMajor - 90) < 1e-6 && abs(ellipse.semiMinor - 35) < 1e-6)
+        #expect(abs(abs(ellipse.majorAxis.dot(Point(x: cos(0.6), y: sin(0.6)))) - 1) < 1e-9)
+        #expect(FittedEllipse(fitting: (0..<10).map { Point(x: Double($0), y: 2 * Double($0)) }) == nil, "collinear")
+    }
+
+    @Test func hooksAreTrimmedOnlyNearTheEnds() {
+        let straight = (0..<64).map { Point(x: Double($0), y: 0) }
+        #expect(StrokeResampling.trimmingHooks(straight, within: 0.1, sharperThan: .pi / 3) == straight)
+        // A hook at the start (3 samples doubling back) and a right-angle turn in the middle.
+        let hooked =
+            [Point(x: 3, y: 3), Point(x: 2, y: 2), Point(x: 1, y: 1)] + (0..<30).map { Point(x: Double($0), y: 0) }
+            + (1..<31).map { Point(x: 29, y: Double($0)) }
+        let trimmed = StrokeResampling.trimmingHooks(hooked, within: 0.1, sharperThan: .pi / 3)
+        #expect(trimmed.first == Point(x: 1, y: 1) || trimmed.first == Point(x: 0, y: 0))
+        #expect(trimmed.last == hooked.last)
+    }
+
+    @Test func aSideThatIsOnlyPassedNearIsNotDrawn() {
+        // A caret compared with the triangle it would close into: its base is undrawn,
+        // though both ends of the base are on the stroke.
+        let caret = StrokeResampling.resampled(
+            [Point(x: 0, y: 100), Point(x: 20, y: 0), Point(x: 40, y: 100)], count: 64)
+        let triangle = [Point(x: 0, y: 100), Point(x: 20, y: 0), Point(x: 40, y: 100), Point(x: 0, y: 100)]
+        let match = OutlineMatch(stroke: caret, sides: zip(triangle, triangle.dropFirst()).map { [$0, $1] })
+        #expect(match.rmsDistance < 1e-9)
+        #expect(match.leastDrawnSide < 0.1)
+        #expect(match.drawnFraction < 0.85)
+    }
+}
