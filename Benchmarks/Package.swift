@@ -19,6 +19,8 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "CanvasCore", package: "Canvas"),
                 .product(name: "CanvasProtocol", package: "Canvas"),
+                .product(name: "CanvasGeometry", package: "Canvas"),
+                .product(name: "CanvasSVG", package: "Canvas"),
                 .product(name: "CanvasBench", package: "Canvas"),
             ],
             path: "Benchmarks/CanvasBenchmarks",

@@ -48,4 +48,3 @@ public enum Workloads {
         return (setup, messages)
     }
 }
-

@@ -58,25 +58,32 @@ public struct CubicBezier: Hashable, Sendable {
     }
 
     /// The tight bounding box: the end points and the curve's extrema (roots of the
-    /// derivative in each axis).
+    /// derivative in each axis). Allocation-free: it runs for every segment indexed.
     public var bounds: Rect {
         var rect = Rect(minX: min(p0.x, p3.x), minY: min(p0.y, p3.y), maxX: max(p0.x, p3.x), maxY: max(p0.y, p3.y))
-        for t in CubicBezier.extrema(p0.x, p1.x, p2.x, p3.x) + CubicBezier.extrema(p0.y, p1.y, p2.y, p3.y) {
-            rect.formUnion(point(at: t))
+        // Only where a control point lies outside the end points' box can the curve do so.
+        if p1.x < rect.minX || p1.x > rect.maxX || p2.x < rect.minX || p2.x > rect.maxX {
+            CubicBezier.forEachExtremum(p0.x, p1.x, p2.x, p3.x) { rect.formUnion(point(at: $0)) }
+        }
+        if p1.y < rect.minY || p1.y > rect.maxY || p2.y < rect.minY || p2.y > rect.maxY {
+            CubicBezier.forEachExtremum(p0.y, p1.y, p2.y, p3.y) { rect.formUnion(point(at: $0)) }
         }
         return rect
     }
 
     /// The bounding box of the control polygon: looser than `bounds`, cheaper.
     public var hullBounds: Rect {
-        Rect(enclosing: [p0, p1, p2, p3])!
+        Rect(
+            minX: min(p0.x, p1.x, p2.x, p3.x), minY: min(p0.y, p1.y, p2.y, p3.y),
+            maxX: max(p0.x, p1.x, p2.x, p3.x), maxY: max(p0.y, p1.y, p2.y, p3.y))
     }
 
-    /// Parameters in (0, 1) where one coordinate's derivative vanishes.
-    static func extrema(_ a: Double, _ b: Double, _ c: Double, _ d: Double) -> [Double] {
-        // B'(t)/3 = (b−a)(1−t)² + 2(c−b)(1−t)t + (d−c)t² = A t² + B t + C
-        let quadratic = (a: (b - a) - 2 * (c - b) + (d - c), b: 2 * ((c - b) - (b - a)), c: b - a)
-        return Quadratic.roots(quadratic.a, quadratic.b, quadratic.c).filter { $0 > 0 && $0 < 1 }
+    /// Calls `body` with each parameter in (0, 1) where one coordinate's derivative
+    /// vanishes: B'(t)/3 = (b−a)(1−t)² + 2(c−b)(1−t)t + (d−c)t² = A t² + B t + C.
+    static func forEachExtremum(_ a: Double, _ b: Double, _ c: Double, _ d: Double, _ body: (Double) -> Void) {
+        let (first, second) = Quadratic.solve((b - a) - 2 * (c - b) + (d - c), 2 * ((c - b) - (b - a)), b - a)
+        if let first, first > 0, first < 1 { body(first) }
+        if let second, second > 0, second < 1 { body(second) }
     }
 
     /// An upper bound of the distance between the curve and its chord at the same t:
@@ -113,17 +120,26 @@ public struct CubicBezier: Hashable, Sendable {
 
 /// Real roots of a·x² + b·x + c = 0, computed without catastrophic cancellation.
 public enum Quadratic {
+    /// The real roots in increasing order.
     public static func roots(_ a: Double, _ b: Double, _ c: Double) -> [Double] {
+        let (first, second) = solve(a, b, c)
+        return [first, second].compactMap { $0 }
+    }
+
+    /// Up to two real roots, the smaller first, without allocating.
+    public static func solve(_ a: Double, _ b: Double, _ c: Double) -> (Double?, Double?) {
         let scale = max(abs(a), abs(b), abs(c))
-        guard scale > 0 else { return [] }
+        guard scale > 0 else { return (nil, nil) }
         if abs(a) <= 1e-12 * scale {
-            return abs(b) <= 1e-12 * scale ? [] : [-c / b]
+            return abs(b) <= 1e-12 * scale ? (nil, nil) : (-c / b, nil)
         }
         let discriminant = b * b - 4 * a * c
-        if discriminant < 0 { return [] }
-        if discriminant == 0 { return [-b / (2 * a)] }
+        if discriminant < 0 { return (nil, nil) }
+        if discriminant == 0 { return (-b / (2 * a), nil) }
         // q = −(b + sign(b)·√Δ)/2; roots q/a and c/q (Numerical Recipes §5.6).
         let q = -0.5 * (b + (b >= 0 ? 1 : -1) * discriminant.squareRoot())
-        return q == 0 ? [0] : [q / a, c / q].sorted()
+        if q == 0 { return (0, nil) }
+        let (x, y) = (q / a, c / q)
+        return (min(x, y), max(x, y))
     }
 }

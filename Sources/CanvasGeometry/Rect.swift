@@ -41,7 +41,7 @@ public struct Rect: Hashable, Sendable {
     }
 
     /// The rectangle grown by `margin` on every side.
-    public func insetBy(_ margin: Double) -> Rect {
+    public func expanded(by margin: Double) -> Rect {
         Rect(minX: minX - margin, minY: minY - margin, maxX: maxX + margin, maxY: maxY + margin)
     }
 

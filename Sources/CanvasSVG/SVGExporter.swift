@@ -22,18 +22,18 @@ public enum SVGExporter {
             let halfWidth = header.weight / 2
             if StrokeCurves.isVisibleDot(stroke) {
                 let centre = stroke.points[0]
-                extent = include(Rect(enclosing: [centre])!.insetBy(halfWidth), in: extent)
+                extent = include(Rect(enclosing: [centre])!.expanded(by: halfWidth), in: extent)
                 appendDot(at: centre, header: header, to: &body)
                 continue
             }
             for run in StrokeCurves.visibleRuns(of: stroke) {
                 for curve in run {
-                    extent = include(curve.bounds.insetBy(halfWidth), in: extent)
+                    extent = include(curve.bounds.expanded(by: halfWidth), in: extent)
                 }
                 appendPath(run, header: header, to: &body)
             }
         }
-        let box = (extent ?? Rect(minX: 0, minY: 0, maxX: 0, maxY: 0)).insetBy(margin)
+        let box = (extent ?? Rect(minX: 0, minY: 0, maxX: 0, maxY: 0)).expanded(by: margin)
         var file: [UInt8] = []
         file.reserveCapacity(body.count + 256)
         file.append(contentsOf: #"<?xml version="1.0" encoding="UTF-8"?>"#.utf8)

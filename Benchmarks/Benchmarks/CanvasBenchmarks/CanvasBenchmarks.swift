@@ -1,7 +1,9 @@
 import Benchmark
 import CanvasBench
 import CanvasCore
+import CanvasGeometry
 import CanvasProtocol
+import CanvasSVG
 
 /// The same workloads as `canvas bench`, under package-benchmark for its statistics,
 /// allocation counts and baselines.
@@ -82,5 +84,50 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations {
             blackHole(replica.digest)
         }
+    }
+
+    // The eraser on a large board: 10,000 strokes of 100 points, one per place on a 100 × 100
+    // grid 90 px across and 35 px down (each stroke is about 75 × 40 px, and the workload
+    // shifts strokes by up to 975 px, so neighbours overlap as on a busy board), about
+    // 10,000 × 3,500 px in all. The index is built once; one sample of radius 10 lands where
+    // two strokes cross, among some 30 segments whose bounds reach it.
+    func boardOffset(_ stroke: Int) -> Point {
+        Point(x: Double(stroke % 100) * 90, y: Double(stroke / 100) * 35)
+    }
+    var boardBuilder = Document()
+    for stroke in 0..<10_000 {
+        let id = StrokeID("board-\(stroke)")
+        let points = (0..<100).map { Workloads.point($0, stroke: stroke) + boardOffset(stroke) }
+        boardBuilder.apply(.add(id, StrokeHeader(weight: 2, colour: .black, start: points[0])))
+        boardBuilder.apply(.append(id, points: Array(points[1...]), offset: 1))
+    }
+    let board = boardBuilder
+    let boardIndex = SpatialIndex(document: board)
+    let eraserSample = Workloads.point(56, stroke: 5050) + boardOffset(5050)
+    Benchmark("eraser: one sample on a 10,000-stroke × 100-point board") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(Eraser.deletions(along: [eraserSample], radius: 10, in: board, index: boardIndex))
+        }
+    }
+
+    Benchmark(
+        "eraser: index a 10,000-stroke × 100-point board",
+        configuration: .init(metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .peakMemoryResident], scalingFactor: .one, maxDuration: .seconds(10), maxIterations: 5)
+    ) { benchmark in
+        blackHole(SpatialIndex(document: board))
+    }
+
+    // SVG export of the same board, a million points (every third stroke partly erased, so
+    // that it also splits runs).
+    var erasedBoard = board
+    for stroke in stride(from: 0, to: 10_000, by: 3) {
+        erasedBoard.apply(.delete(StrokeID("board-\(stroke)"), start: 20.5, end: 40.25))
+    }
+    let exportBoard = erasedBoard
+    Benchmark(
+        "SVG export of a 1,000,000-point board",
+        configuration: .init(scalingFactor: .one, maxDuration: .seconds(10), maxIterations: 10)
+    ) { benchmark in
+        blackHole(SVGExporter.export(exportBoard))
     }
 }
