@@ -12,8 +12,9 @@ public enum LocalAction: Hashable, Sendable {
     /// The eraser, a circle of `radius` swept along `points`.
     case erase(points: [Point], radius: Double)
 
-    /// True when `bytes` look like an action (an object with an `action` key) rather than
-    /// a wire message; `decode` then says whether it is a valid one.
+    /// True when `bytes` are an object with an `action` key; `decode` then says whether it is
+    /// a valid action. (A line with a `type` is a wire message, whatever else it holds: ask
+    /// this only of lines that are not valid messages.)
     public static func isAction(_ bytes: some Collection<UInt8>) -> Bool {
         guard case .object(let members)? = try? JSONValue(parsing: bytes) else { return false }
         return members["action"] != nil
@@ -55,5 +56,18 @@ public enum LocalAction: Hashable, Sendable {
         default:
             throw ProtocolError(.invalidValue, path: "action", "expected \"draw\" or \"erase\", got \(kind.excerpt)")
         }
+    }
+}
+
+/// The input of `canvas recognize`: one stroke per line, an object with `points` (other
+/// fields ignored).
+public enum StrokeSample {
+    /// The stroke's points; errors name the field (`points[4][0]: …`).
+    public static func points(from bytes: some Collection<UInt8>) throws(ProtocolError) -> [Point] {
+        let members = try Validate.object(try JSONValue(parsing: bytes), "")
+        guard let points = members["points"], points != .null else {
+            throw ProtocolError(.missingField, path: "points", "missing field")
+        }
+        return try Validate.points(points, "points")
     }
 }

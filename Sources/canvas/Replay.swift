@@ -6,16 +6,17 @@ import Foundation
 
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Apply NDJSON operations to an empty document and describe the result.",
+        abstract: "Apply NDJSON operations and actions to an empty document and describe the result.",
         discussion: """
-            Reads one protocol message per line (ADD, APPEND, DELETE, REMOVE_STROKE, MEGA) from \
-            each FILE in turn, or from standard input when no FILE or '-' is given. Blank lines \
-            are ignored. An invalid line is reported on standard error as FILE:LINE: error: … \
-            and skipped; the output still reflects every valid line, and the exit status is 1.
+            Reads one JSON object per line from each FILE in turn, or from standard input when \
+            no FILE or '-' is given: protocol messages (ADD, APPEND, DELETE, REMOVE_STROKE, MEGA) \
+            and local actions (draw, erase; docs/actions.md), applied in order. Blank lines are \
+            ignored. An invalid line is reported on standard error as FILE:LINE: error: … and \
+            skipped; the output still reflects every valid line, and the exit status is 1.
             """
     )
 
-    @Argument(help: "NDJSON files of operations ('-' for standard input).")
+    @Argument(help: "NDJSON files of operations and actions ('-' for standard input).")
     var files: [String] = []
 
     @Flag(help: "Print the canonical state as JSON (strokes sorted by identifier).")
@@ -27,8 +28,14 @@ struct Replay: ParsableCommand {
     @Option(name: .customLong("svg"), help: ArgumentHelp("Write the replayed canvas as an SVG file.", valueName: "OUT.svg"))
     var svgPath: String?
 
+    @Flag(help: "Print every operation applied, as canonical NDJSON (what a node would send).")
+    var ops = false
+
+    @Option(help: "Prefix of the identifiers of strokes that draw actions create.")
+    var author = "local"
+
     func run() throws {
-        var replayer = Replayer()
+        var replayer = Replayer(author: author)
         for file in files.isEmpty ? ["-"] : files {
             let name = file == "-" ? "<stdin>" : file
             let data: Data
@@ -39,6 +46,12 @@ struct Replay: ParsableCommand {
             }
             replayer.replay(data, source: name) { message in
                 FileHandle.standardError.write(Data((message + "\n").utf8))
+            } emit: { operation in
+                if ops {
+                    var line = MessageEncoder.encode(operation)
+                    line.append(UInt8(ascii: "\n"))
+                    FileHandle.standardOutput.write(Data(line))
+                }
             }
         }
         let document = replayer.document
@@ -55,52 +68,11 @@ struct Replay: ParsableCommand {
         if digest {
             print(document.digest.rootHex)
         }
-        if !state && !digest {
+        if !state && !digest && !ops {
             print(replayer.summary)
         }
         if replayer.invalidLines > 0 {
             throw ExitCode(1)
         }
-    }
-}
-
-/// Applies NDJSON lines to a document and keeps count of what it saw.
-struct Replayer {
-    private(set) var document = Document()
-    private(set) var invalidLines = 0
-    private(set) var unsupportedMessages = 0
-
-    /// Applies every line of `data`; reports each invalid line through `report`.
-    mutating func replay(_ data: Data, source: String, report: (String) -> Void) {
-        var lineNumber = 0
-        for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            lineNumber += 1
-            guard line.contains(where: { ![0x20, 0x09, 0x0D].contains($0) }) else { continue }
-            do {
-                let message = try MessageDecoder.decode(line)
-                if case .unsupported = message { unsupportedMessages += 1 }
-                for operation in message.operations {
-                    document.apply(operation)
-                }
-            } catch {
-                invalidLines += 1
-                report("\(source):\(lineNumber): error: \(error)")
-            }
-        }
-    }
-
-    /// One line describing the document and the replay.
-    var summary: String {
-        let statistics = document.statistics
-        var parts = ["strokes \(statistics.strokes)"]
-        if statistics.placeholders > 0 { parts.append("placeholders \(statistics.placeholders)") }
-        parts.append("points \(statistics.points)")
-        if statistics.pendingPoints > 0 { parts.append("pending points \(statistics.pendingPoints)") }
-        parts += [
-            "erased intervals \(statistics.erasedIntervals)", "anomalies \(document.anomalies)",
-            "invalid lines \(invalidLines)",
-        ]
-        if unsupportedMessages > 0 { parts.append("unsupported messages \(unsupportedMessages)") }
-        return parts.joined(separator: ", ")
     }
 }

@@ -1,0 +1,38 @@
+public import CanvasCore
+
+/// A finished pen stroke as operations: what a node sends when its user lifts the pen.
+public enum Drawing {
+    /// The operations of one drawn stroke, and the shape recognised in it (`.none` when
+    /// recognition is off or found nothing).
+    public struct Result: Sendable {
+        public var operations: [Operation]
+        public var shape: ShapeKind
+    }
+
+    /// ADD and APPEND (offset 1) of the hand-drawn stroke `id`. With `recognize`, a
+    /// recognised shape then replaces it, as on a live board where everyone saw the stroke
+    /// being drawn: the hand-drawn stroke is erased entirely and the perfect shape is added
+    /// as the new stroke `shapeID`, a polyline (`is_shape`) with the same pen.
+    public static func draw(
+        _ points: [Point], weight: Double, colour: Colour, recognize: Bool, id: StrokeID, shapeID: StrokeID
+    ) -> Result {
+        guard let start = points.first else { return Result(operations: [], shape: .none) }
+        var operations: [Operation] = [.add(id, StrokeHeader(weight: weight, colour: colour, start: start))]
+        if points.count > 1 {
+            operations.append(.append(id, points: Array(points.dropFirst()), offset: 1))
+        }
+        guard recognize else { return Result(operations: operations, shape: .none) }
+        let shape = ShapeRecognizer.recognize(points)
+        guard shape.kind != .none, !shape.points.isEmpty else {
+            return Result(operations: operations, shape: .none)
+        }
+        // The fitted corners need no more precision than 1/100 px: fewer bytes on the wire.
+        let corners = shape.points.map { Point(x: ($0.x * 100).rounded() / 100, y: ($0.y * 100).rounded() / 100) }
+        operations.append(.delete(id, start: 0, end: Double(max(points.count - 1, 1))))
+        operations.append(.add(shapeID, StrokeHeader(weight: weight, colour: colour, start: corners[0], isShape: true)))
+        if corners.count > 1 {
+            operations.append(.append(shapeID, points: Array(corners.dropFirst()), offset: 1))
+        }
+        return Result(operations: operations, shape: shape.kind)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+
+@Suite("canvas replay with actions, --ops and --svg; canvas recognize")
+struct ActionCommandTests {
+    let input = """
+        {"action":"draw","points":[[10,10],[60,12],[120,11],[180,10]],"weight":3,"colour":[20,40,220],"recognize":true}
+        {"action":"draw","points":[[0,100],[30,130],[60,100],[90,130],[120,100]],"weight":2,"colour":[200,0,0]}
+        {"action":"erase","points":[[60,90],[60,140]],"radius":8}
+        {"type":"APPEND","identifier":"local-2","points":[[150,130]]}
+        {"action":"erase","points":[[60,90],[60,140]],"radius":8}
+
+        """
+
+    @Test func actionsBecomeWireOperations() throws {
+        let file = try CanvasCommand.temporaryFile(input)
+        let outcome = try CanvasCommand.run(["replay", "--ops", file])
+        #expect(outcome.status == 0)
+        let lines = outcome.standardOutput.split(separator: "\n").map(String.init)
+        // The recognised line: the hand-drawn stroke, its erasure, the perfect shape.
+        #expect(lines[0] == #"{"type":"ADD","identifier":"local-1","weight":3,"colour":[20,40,220],"start":[10,10]}"#)
+        #expect(lines[1] == #"{"type":"APPEND","identifier":"local-1","points":[[60,12],[120,11],[180,10]],"offset":1}"#)
+        #expect(lines[2] == #"{"type":"DELETE","identifier":"local-1","start_offset":0,"end_offset":3}"#)
+        #expect(lines[3].hasPrefix(#"{"type":"ADD","identifier":"local-1/shape","weight":3,"colour":[20,40,220],"start":["#))
+        #expect(lines[3].hasSuffix(#""is_shape":true}"#))
+        #expect(lines[4].hasPrefix(#"{"type":"APPEND","identifier":"local-1/shape","points":[["#))
+        // The zigzag is left alone (no recognition asked), then erased around x = 60.
+        #expect(lines[5] == #"{"type":"ADD","identifier":"local-2","weight":2,"colour":[200,0,0],"start":[0,100]}"#)
+        #expect(lines[7].hasPrefix(#"{"type":"DELETE","identifier":"local-2","start_offset":1."#))
+        // A legacy APPEND without offset is reported with the offset it was placed at.
+        #expect(lines[8] == #"{"type":"APPEND","identifier":"local-2","points":[[150,130]],"offset":5}"#)
+        // Erasing the same place again finds nothing left to erase.
+        #expect(lines.count == 9)
+    }
+
+    @Test func summaryCountsRecognisedShapesAndSVGIsWritten() throws {
+        let file = try CanvasCommand.temporaryFile(input)
+        let svg = (file as NSString).deletingLastPathComponent + "/board.svg"
+        let outcome = try CanvasCommand.run(["replay", "--svg", svg, file])
+        #expect(outcome.status == 0)
+        #expect(outcome.standardOutput == "strokes 3, points 12, erased intervals 2, anomalies 0, invalid lines 0, recognised shapes 1\n")
+        let written = try String(contentsOfFile: svg, encoding: .utf8)
+        #expect(written.hasPrefix("<?xml"))
+        #expect(written.components(separatedBy: "<path").count - 1 == 3)  // the shape and the zigzag's two runs
+    }
+
+    @Test func invalidActionsNameTheField() throws {
+        let file = try CanvasCommand.temporaryFile(
+            """
+            {"action":"draw","points":[[1,2],[3,"x"]],"weight":1,"colour":[0,0,0]}
+            {"action":"erase","points":[[1,2]],"radius":0}
+            {"action":"paint","points":[[1,2]]}
+            {"action":"draw","points":[],"weight":1,"colour":[0,0,0]}
+
+            """)
+        let outcome = try CanvasCommand.run(["replay", file])
+        #expect(outcome.status == 1)
+        #expect(
+            outcome.standardError == """
+                \(file):1: error: draw.points[1][1]: expected a finite number, got "x"
+                \(file):2: error: erase.radius: expected a number greater than 0, got 0
+                \(file):3: error: action: expected "draw" or "erase", got "paint"
+                \(file):4: error: draw.points: expected at least one point
+
+                """)
+    }
+
+    @Test func recognizePrintsOneShapePerLine() throws {
+        let outcome = try CanvasCommand.run(
+            ["recognize"],
+            input: """
+                {"points":[[0,0],[50,1],[100,0],[150,1],[200,0]],"label":"ignored"}
+                {"points":[[0,0],[10,30],[20,0],[30,30],[40,0]]}
+                {"points":"x"}
+
+                """)
+        #expect(outcome.status == 1)
+        let lines = outcome.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2)
+        #expect(lines[0].hasPrefix(#"{"shape":"line","points":[["#))
+        #expect(lines[1] == #"{"shape":"none","points":[]}"#)
+        #expect(outcome.standardError == "<stdin>:3: error: points: expected an array, got \"x\"\n")
+    }
+}
