@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "CanvasProtocol", targets: ["CanvasProtocol"]),
         .library(name: "CanvasGeometry", targets: ["CanvasGeometry"]),
         .library(name: "CanvasSVG", targets: ["CanvasSVG"]),
+        .library(name: "CanvasStore", targets: ["CanvasStore"]),
         .library(name: "CanvasBench", targets: ["CanvasBench"]),
         .executable(name: "canvas", targets: ["canvas"]),
     ],
@@ -25,13 +26,14 @@ let package = Package(
         .target(name: "CanvasProtocol", dependencies: ["CanvasCore"], swiftSettings: strict),
         .target(name: "CanvasGeometry", dependencies: ["CanvasCore"], swiftSettings: strict),
         .target(name: "CanvasSVG", dependencies: ["CanvasCore", "CanvasGeometry"], swiftSettings: strict),
+        .target(name: "CanvasStore", dependencies: ["CanvasCore", "CanvasProtocol"], swiftSettings: strict),
         .target(
             name: "CanvasBench", dependencies: ["CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG"],
             swiftSettings: strict),
         .executableTarget(
             name: "canvas",
             dependencies: [
-                "CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG", "CanvasBench",
+                "CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG", "CanvasStore", "CanvasBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -48,6 +50,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "CanvasSVGTests", dependencies: ["CanvasCore", "CanvasGeometry", "CanvasSVG", "CanvasTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "CanvasStoreTests", dependencies: ["CanvasCore", "CanvasProtocol", "CanvasStore", "CanvasTestSupport", "canvas"],
             swiftSettings: strict),
         .testTarget(name: "CanvasCLITests", dependencies: ["canvas"], swiftSettings: strict),
     ],

@@ -22,6 +22,7 @@ let package = Package(
                 .product(name: "CanvasGeometry", package: "Canvas"),
                 .product(name: "CanvasSVG", package: "Canvas"),
                 .product(name: "CanvasBench", package: "Canvas"),
+                .product(name: "CanvasStore", package: "Canvas"),
             ],
             path: "Benchmarks/CanvasBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

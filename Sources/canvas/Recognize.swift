@@ -30,10 +30,7 @@ struct Recognize: ParsableCommand {
             throw ValidationError("cannot read \(file ?? "-"): \(error.localizedDescription)")
         }
         var failed = false
-        var lineNumber = 0
-        for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            lineNumber += 1
-            guard line.contains(where: { ![0x20, 0x09, 0x0D].contains($0) }) else { continue }
+        NDJSONLines.forEach(in: data) { lineNumber, line in
             do {
                 let shape = ShapeRecognizer.recognize(try StrokeSample.points(from: line))
                 var output = Array(#"{"shape":""#.utf8) + Array(shape.kind.rawValue.utf8) + Array(#"","points":["#.utf8)

@@ -2,6 +2,7 @@ import ArgumentParser
 import CanvasCore
 import CanvasProtocol
 import CanvasSVG
+import CanvasStore
 import Foundation
 
 struct Replay: ParsableCommand {
@@ -34,8 +35,36 @@ struct Replay: ParsableCommand {
     @Option(help: "Prefix of the identifiers of strokes that draw actions create.")
     var author = "local"
 
+    @Option(
+        name: .customLong("store"),
+        help: ArgumentHelp("Also append the operations, durably, to a room of this store (with --room); the output then describes the stored room.", valueName: "DIR"))
+    var store: String?
+
+    @Option(help: "The stored room to append to (with --store; created if needed).")
+    var room: String?
+
+    @Flag(help: .private)  // For testing: print "durable N" once the first N operations are durable.
+    var durableProgress = false
+
+    @Option(help: .private)  // For testing: compact the store after every K operations.
+    var compactEvery: Int?
+
+    func validate() throws {
+        if (store == nil) != (room == nil) {
+            throw ValidationError("--store and --room go together")
+        }
+    }
+
     func run() throws {
-        var replayer = Replayer(author: author)
+        let roomStore = try store.map { try RoomStore.open(directory: URL(fileURLWithPath: $0), room: room ?? "") }
+        // Replaying into a stored room continues its document: new strokes get identifiers
+        // it does not use yet, and erase actions see what it holds.
+        var replayer = Replayer(author: author, document: roomStore?.document ?? Document())
+        if let recovery = roomStore?.recovery, !recovery.isClean {
+            FileHandle.standardError.write(Data("canvas: recovered: \(recovery)\n".utf8))
+        }
+        var stored: [CanvasCore.Operation] = []
+        var durable = 0
         for file in files.isEmpty ? ["-"] : files {
             let name = file == "-" ? "<stdin>" : file
             let data: Data
@@ -47,6 +76,12 @@ struct Replay: ParsableCommand {
             replayer.replay(data, source: name) { message in
                 FileHandle.standardError.write(Data((message + "\n").utf8))
             } emit: { operation in
+                if let roomStore {
+                    stored.append(operation)
+                    if durableProgress || compactEvery != nil {
+                        appendProgressively(&stored, to: roomStore, durable: &durable)
+                    }
+                }
                 if ops {
                     var line = MessageEncoder.encode(operation)
                     line.append(UInt8(ascii: "\n"))
@@ -54,7 +89,11 @@ struct Replay: ParsableCommand {
                 }
             }
         }
-        let document = replayer.document
+        if let roomStore {
+            try roomStore.appendLocal(stored)
+            try roomStore.close()
+        }
+        let document = roomStore?.document ?? replayer.document
         if let svgPath {
             do {
                 try Data(SVGExporter.export(document)).write(to: URL(fileURLWithPath: svgPath))
@@ -69,10 +108,34 @@ struct Replay: ParsableCommand {
             print(document.digest.rootHex)
         }
         if !state && !digest && !ops {
-            print(replayer.summary)
+            print(roomStore.map { storedRoomSummary($0.document, room: $0.room) + ", invalid lines \(replayer.invalidLines)" } ?? replayer.summary)
         }
         if replayer.invalidLines > 0 {
             throw ExitCode(1)
+        }
+    }
+
+    /// For the crash test: one durable append per operation, reported on standard output
+    /// with an unbuffered write, and a compaction every `compactEvery` operations.
+    private func appendProgressively(_ stored: inout [CanvasCore.Operation], to roomStore: RoomStore, durable: inout Int) {
+        do {
+            try roomStore.appendLocal(stored)
+        } catch {
+            FileHandle.standardError.write(Data("canvas: \(error)\n".utf8))
+            Foundation.exit(1)
+        }
+        durable += stored.count
+        stored.removeAll()
+        if let compactEvery, compactEvery > 0, durable % compactEvery == 0 {
+            do {
+                try roomStore.compact()
+            } catch {
+                FileHandle.standardError.write(Data("canvas: \(error)\n".utf8))
+                Foundation.exit(1)
+            }
+        }
+        if durableProgress {
+            FileHandle.standardOutput.write(Data("durable \(durable)\n".utf8))
         }
     }
 }

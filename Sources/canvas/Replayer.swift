@@ -17,22 +17,16 @@ struct Replayer {
     let author: String
     private var nextStroke = 1
 
-    init(author: String) {
+    /// A replayer that continues `document` (a stored room, or an empty one).
+    init(author: String, document: Document = Document()) {
         self.author = author
+        self.document = document
     }
 
     /// Applies every line of `data`; reports each invalid line through `report` and every
     /// operation applied through `emit`.
     mutating func replay(_ data: Data, source: String, report: (String) -> Void, emit: (CanvasCore.Operation) -> Void) {
-        let bytes = [UInt8](data)
-        var lineNumber = 0
-        var start = 0
-        while start < bytes.count {
-            let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
-            lineNumber += 1
-            let line = Array(bytes[start..<end])
-            start = end + 1
-            guard line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { continue }
+        NDJSONLines.forEach(in: data) { lineNumber, line in
             do {
                 for operation in try operations(for: line) {
                     emit(apply(operation))

@@ -4,6 +4,8 @@ import CanvasCore
 import CanvasGeometry
 import CanvasProtocol
 import CanvasSVG
+import CanvasStore
+import Foundation
 
 /// The same workloads as `canvas bench`, under package-benchmark for its statistics,
 /// allocation counts and baselines.
@@ -129,5 +131,40 @@ let benchmarks: @Sendable () -> Void = {
         configuration: .init(scalingFactor: .one, maxDuration: .seconds(10), maxIterations: 10)
     ) { benchmark in
         blackHole(SVGExporter.export(exportBoard))
+    }
+
+    // Opening a stored room of the same million points (issue 4: at most 1 s): once
+    // compacted (the snapshot alone, the usual state), and once with everything still in
+    // the log (the worst case, just before a compaction). The rooms are written in setup.
+    let storeFolder = FileManager.default.temporaryDirectory.appendingPathComponent("canvas-store-bench-\(UUID().uuidString)")
+    let writeRoom = { (room: String, compacted: Bool) throws in
+        let store = try RoomStore.open(directory: storeFolder, room: room, options: .init(compaction: .init(minimumLogBytes: .max)))
+        try store.appendLocal(board.operations)
+        if compacted { try store.compact() }
+        try store.close()
+    }
+    let removeStore = { try FileManager.default.removeItem(at: storeFolder) }
+    Benchmark(
+        "store: open a 1,000,000-point room",
+        configuration: .init(scalingFactor: .one, maxDuration: .seconds(10), maxIterations: 10)
+    ) { benchmark in
+        let store = try RoomStore.open(directory: storeFolder, room: "board", options: .init(createIfMissing: false))
+        precondition(store.document.digest == board.digest, "the stored room differs from the board")
+        blackHole(store)
+    } setup: {
+        try writeRoom("board", true)
+    } teardown: {
+        try removeStore()
+    }
+    Benchmark(
+        "store: open a 1,000,000-point room from its log alone",
+        configuration: .init(scalingFactor: .one, maxDuration: .seconds(10), maxIterations: 10)
+    ) { benchmark in
+        let store = try RoomStore.open(directory: storeFolder, room: "board-log", options: .init(createIfMissing: false))
+        blackHole(store)
+    } setup: {
+        try writeRoom("board-log", false)
+    } teardown: {
+        try removeStore()
     }
 }

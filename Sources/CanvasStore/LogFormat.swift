@@ -1,0 +1,132 @@
+public import CanvasCore
+import CanvasProtocol
+
+/// The operation log's format: one record per line, append-only.
+///
+///     RECORD  = JSON TAB CRC NEWLINE
+///     JSON    = the canonical wire encoding of one operation (MessageEncoder)
+///     CRC     = CRC-32 of the JSON bytes, 8 lowercase hex digits
+///
+/// Canonical JSON escapes every control character, so neither a tab nor a newline can
+/// occur inside JSON: the last tab of a line separates the checksum. A line is a record
+/// only with its newline, so a write cut short anywhere leaves a last line that fails
+/// (no newline, short checksum, or a checksum mismatch) and is recognised as torn.
+public enum LogFormat {
+    /// Appends the record of `operation` to `bytes`.
+    public static func appendRecord(_ operation: Operation, to bytes: inout [UInt8]) {
+        let start = bytes.count
+        MessageEncoder.append(operation, to: &bytes)
+        let crc = bytes.withUnsafeBufferPointer { CRC32.checksum(UnsafeBufferPointer(rebasing: $0[start...])) }
+        bytes.append(0x09)
+        appendHex(crc, to: &bytes)
+        bytes.append(0x0A)
+    }
+
+    /// A record that could not be read.
+    public struct Damage: Hashable, Sendable, CustomStringConvertible {
+        /// Byte offset of the start of the record.
+        public var offset: Int
+        /// Length of the damaged line, newline included when there is one.
+        public var length: Int
+        /// What is wrong with it.
+        public var reason: String
+
+        public var description: String { "byte \(offset): \(reason)" }
+    }
+
+    /// What a scan of a log found.
+    public struct Scan: Sendable {
+        /// The operations of the valid records, in order.
+        public var operations: [Operation] = []
+        /// Number of valid records.
+        public var records = 0
+        /// Every damaged record, in order.
+        public var damage: [Damage] = []
+        /// True when the only damaged record is the last one: a torn write, safely dropped.
+        public var hasOnlyTornTail: Bool {
+            damage.count == 1 && damage[0].offset + damage[0].length == totalLength
+        }
+        /// Length of the log scanned.
+        public var totalLength = 0
+    }
+
+    /// Reads every record of `bytes`; never throws, so that `verify` can list all damage.
+    public static func scan(_ bytes: [UInt8]) -> Scan {
+        var scan = Scan()
+        scan.totalLength = bytes.count
+        bytes.withUnsafeBufferPointer { buffer in
+            var start = 0
+            while start < buffer.count {
+                guard let newline = buffer[start...].firstIndex(of: 0x0A) else {
+                    scan.damage.append(Damage(offset: start, length: buffer.count - start, reason: "record has no end of line (torn write)"))
+                    break
+                }
+                let line = UnsafeBufferPointer(rebasing: buffer[start..<newline])
+                switch parse(line) {
+                case .success(let operation):
+                    scan.operations.append(operation)
+                    scan.records += 1
+                case .failure(let reason):
+                    scan.damage.append(Damage(offset: start, length: newline + 1 - start, reason: reason.text))
+                }
+                start = newline + 1
+            }
+        }
+        return scan
+    }
+
+    private struct Reason: Error {
+        var text: String
+    }
+
+    private static func parse(_ line: UnsafeBufferPointer<UInt8>) -> Result<Operation, Reason> {
+        guard line.count > 9, line[line.count - 9] == 0x09 else {
+            return .failure(Reason(text: "record does not end with a tab and 8 hex digits of CRC-32"))
+        }
+        guard let stored = parseHex(UnsafeBufferPointer(rebasing: line[(line.count - 8)...])) else {
+            return .failure(Reason(text: "checksum is not 8 lowercase hex digits"))
+        }
+        let json = UnsafeBufferPointer(rebasing: line[..<(line.count - 9)])
+        let computed = CRC32.checksum(json)
+        guard computed == stored else {
+            return .failure(Reason(text: "checksum mismatch (stored \(hex(stored)), computed \(hex(computed)))"))
+        }
+        do {
+            let message = try MessageDecoder.decode(json)
+            guard case .operation(let operation) = message else {
+                return .failure(Reason(text: "record is not a single ADD, APPEND, DELETE or REMOVE_STROKE"))
+            }
+            return .success(operation)
+        } catch {
+            return .failure(Reason(text: "record is not a valid operation: \(error)"))
+        }
+    }
+
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    static func appendHex(_ value: UInt32, to bytes: inout [UInt8]) {
+        for shift in stride(from: 28, through: 0, by: -4) {
+            bytes.append(digits[Int((value >> UInt32(shift)) & 0xF)])
+        }
+    }
+
+    static func hex(_ value: UInt32) -> String {
+        var bytes: [UInt8] = []
+        appendHex(value, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func parseHex(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32? {
+        var value: UInt32 = 0
+        for byte in bytes {
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+}

@@ -1,0 +1,369 @@
+public import CanvasCore
+public import Foundation
+
+/// The durable replica of one room: an append-only operation log and a compacted snapshot
+/// in the room's own folder (DESIGN.md §5 "Store").
+///
+///     STORE/node-id                     this node's identity, shared by every room
+///     STORE/rooms/ROOM/snapshot         the net effect of older operations (SnapshotFormat)
+///     STORE/rooms/ROOM/operations.log   every later novel operation (LogFormat)
+///
+/// Opening reads the snapshot and replays the log into `document`. Local operations are
+/// durable when `appendLocal` returns (written and fsync'd); remote ones are written in
+/// batches (`RemoteBatchPolicy` bounds what a crash can lose). Only novel operations are
+/// stored, APPENDs with the offset they were placed at, so the log never depends on order.
+///
+/// A `RoomStore` owns a file descriptor and an advisory lock on the log: one per room and
+/// process, used from one task or actor at a time. Call `close()` to flush waiting remote
+/// operations; after an error from a write, close the store and open it again.
+public final class RoomStore {
+    /// File names inside a room's folder.
+    public static let logFileName = "operations.log"
+    public static let snapshotFileName = "snapshot"
+    /// The folder of the store that holds one folder per room.
+    public static let roomsFolderName = "rooms"
+
+    /// How to open a room.
+    public struct Options: Sendable {
+        /// Create the store and the room's folder when they do not exist (otherwise a
+        /// missing room is a `.missingRoom` error).
+        public var createIfMissing: Bool
+        /// Batching of remote operations.
+        public var remoteBatch: RemoteBatchPolicy
+        /// When appends compact the log.
+        public var compaction: CompactionPolicy
+
+        public init(createIfMissing: Bool = true, remoteBatch: RemoteBatchPolicy = .init(), compaction: CompactionPolicy = .init()) {
+            self.createIfMissing = createIfMissing
+            self.remoteBatch = remoteBatch
+            self.compaction = compaction
+        }
+    }
+
+    /// The store folder.
+    public let directory: URL
+    /// The room's name.
+    public let room: String
+    /// The room's folder.
+    public let roomPath: String
+    /// This node's stable identity (see `NodeIdentity`).
+    public let nodeID: String
+    /// The room as stored: the snapshot, the log, and the remote operations waiting to be
+    /// written.
+    public private(set) var document: Document
+    /// What opening found and repaired.
+    public let recovery: RecoveryReport
+    /// The options the room was opened with.
+    public var options: Options
+    /// Size of the log in bytes.
+    public private(set) var logBytes: Int
+    /// Size of the snapshot in bytes (0 without one).
+    public private(set) var snapshotBytes: Int
+    /// Number of remote operations waiting to be written.
+    public var waitingOperations: Int { waitingCount }
+
+    private var log: Int32
+    private var waiting: [UInt8] = []
+    private var waitingCount = 0
+    private var waitingSince: Duration?
+
+    private var logPath: String { roomPath + "/" + Self.logFileName }
+    private var snapshotPath: String { roomPath + "/" + Self.snapshotFileName }
+
+    private init(
+        directory: URL, room: String, roomPath: String, nodeID: String, contents: RoomContents, recovery: RecoveryReport,
+        options: Options, log: Int32
+    ) {
+        self.directory = directory
+        self.room = room
+        self.roomPath = roomPath
+        self.nodeID = nodeID
+        self.document = contents.document
+        self.recovery = recovery
+        self.options = options
+        self.logBytes = contents.logBytes
+        self.snapshotBytes = contents.snapshotBytes
+        self.log = log
+    }
+
+    deinit {
+        if log >= 0 { Foundation.close(log) }
+    }
+
+    // MARK: Opening
+
+    /// Opens the room `room` of the store in `directory` (creating both if needed, unless
+    /// `options` says otherwise), with a node id drawn from the system's generator the
+    /// first time. A torn last log record is dropped (and reported in `recovery`); any
+    /// other damage is an error naming the file and the byte offset.
+    public static func open(directory: URL, room: String, options: Options = Options()) throws(StoreError) -> RoomStore {
+        var generator = SystemRandomNumberGenerator()
+        return try open(directory: directory, room: room, options: options, using: &generator)
+    }
+
+    /// Opens a room like `open(directory:room:options:)`, drawing a new node id from `generator`.
+    public static func open(
+        directory: URL, room: String, options: Options = Options(), using generator: inout some RandomNumberGenerator
+    ) throws(StoreError) -> RoomStore {
+        let storePath = directory.path
+        let roomPath = try path(ofRoom: room, in: directory)
+        var recovery = RecoveryReport()
+        if !FileSystem.exists(roomPath) {
+            guard options.createIfMissing else { throw missingRoom(room, directory) }
+            try FileSystem.createDirectories(roomPath)
+            try FileSystem.syncDirectory(storePath + "/" + roomsFolderName)
+            try FileSystem.syncDirectory(storePath)
+            recovery.created = true
+        }
+        let nodeID = try NodeIdentity.loadOrCreate(in: storePath, using: &generator)
+        let logPath = roomPath + "/" + logFileName
+        let log = try FileSystem.openForAppending(logPath)
+        do throws(StoreError) {
+            try FileSystem.lockExclusively(log, path: logPath)
+            // A compaction cut short before its rename: the old snapshot and the whole log
+            // are still in place, so the unfinished snapshot is simply discarded.
+            let temporary = roomPath + "/" + snapshotFileName + ".tmp"
+            if FileSystem.exists(temporary) {
+                try FileSystem.remove(temporary)
+                recovery.removedTemporarySnapshot = true
+            }
+            let contents = try RoomContents.read(roomPath: roomPath)
+            if let damage = contents.scan.damage.first {
+                guard contents.scan.hasOnlyTornTail else {
+                    throw StoreError(.corruptRecord, path: logPath, offset: damage.offset, damage.reason + corruptAdvice)
+                }
+                // The write that a crash cut short: never acknowledged, so dropped. Cut it
+                // off so that the next record starts on a clean line.
+                try FileSystem.truncate(log, to: damage.offset, path: logPath)
+                try FileSystem.sync(log, path: logPath)
+                recovery.droppedTail = damage
+            }
+            var current = contents
+            current.logBytes = contents.scan.damage.first?.offset ?? contents.logBytes
+            recovery.snapshotOperations = contents.snapshotOperations
+            recovery.logRecords = contents.scan.records
+            return RoomStore(
+                directory: directory, room: room, roomPath: roomPath, nodeID: nodeID, contents: current, recovery: recovery,
+                options: options, log: log)
+        } catch {
+            Foundation.close(log)
+            throw error
+        }
+    }
+
+    /// The room's document as stored, read without locking, repairing or creating anything
+    /// (a torn last record is ignored): for exporting a room that a node may have open.
+    public static func load(directory: URL, room: String) throws(StoreError) -> Document {
+        let roomPath = try path(ofRoom: room, in: directory)
+        guard FileSystem.exists(roomPath) else { throw missingRoom(room, directory) }
+        let contents = try RoomContents.read(roomPath: roomPath)
+        if let damage = contents.scan.damage.first, !contents.scan.hasOnlyTornTail {
+            throw StoreError(.corruptRecord, path: roomPath + "/" + logFileName, offset: damage.offset, damage.reason + corruptAdvice)
+        }
+        return contents.document
+    }
+
+    /// Every problem of a stored room — an unfinished compaction, a damaged snapshot, a
+    /// torn last record, corrupt records — without changing anything. Empty when the room
+    /// is sound. Throws only when the room does not exist or cannot be read at all.
+    public static func verify(directory: URL, room: String) throws(StoreError) -> [StoreError] {
+        let roomPath = try path(ofRoom: room, in: directory)
+        guard FileSystem.exists(roomPath) else { throw missingRoom(room, directory) }
+        var problems: [StoreError] = []
+        let temporary = roomPath + "/" + snapshotFileName + ".tmp"
+        if FileSystem.exists(temporary) {
+            problems.append(StoreError(.corruptSnapshot, path: temporary, "unfinished compaction (removed on the next open)"))
+        }
+        let snapshotPath = roomPath + "/" + snapshotFileName
+        if let bytes = try FileSystem.read(snapshotPath) {
+            do {
+                _ = try SnapshotFormat.decode(bytes, path: snapshotPath)
+            } catch {
+                problems.append(error)
+            }
+        }
+        let logPath = roomPath + "/" + logFileName
+        let scan = LogFormat.scan(try FileSystem.read(logPath) ?? [])
+        for damage in scan.damage {
+            let torn = scan.hasOnlyTornTail
+            problems.append(
+                StoreError(
+                    .corruptRecord, path: logPath, offset: damage.offset,
+                    damage.reason + (torn ? " (torn last record: dropped on the next open)" : corruptAdvice)))
+        }
+        let nodePath = directory.path + "/" + NodeIdentity.fileName
+        if let bytes = try FileSystem.read(nodePath), bytes.isEmpty || bytes.count > 129 {
+            problems.append(StoreError(.corruptNodeID, path: nodePath, offset: 0, "expected one line of up to 128 characters"))
+        }
+        return problems
+    }
+
+    /// The folder of `room` in the store `directory`.
+    public static func path(ofRoom room: String, in directory: URL) throws(StoreError) -> String {
+        directory.path + "/" + roomsFolderName + "/" + (try RoomFolder.name(forRoom: room))
+    }
+
+    private static let corruptAdvice =
+        "; this is not a torn last write, so the store will not drop it: restore the room from a backup"
+        + " (canvas export --format ndjson) or from peers, or cut the log at this offset by hand"
+
+    private static func missingRoom(_ room: String, _ directory: URL) -> StoreError {
+        StoreError(
+            .missingRoom, path: directory.path,
+            "no room \"\(room)\" in this store (no folder \(roomsFolderName)/\((try? RoomFolder.name(forRoom: room)) ?? room)); "
+                + "check --store and --room, or create it with canvas replay FILE --store DIR --room NAME")
+    }
+
+    // MARK: Appending
+
+    /// Applies locally authored operations and makes the novel ones durable — written and
+    /// fsync'd together with any waiting remote operations — before returning. Returns the
+    /// effect of each operation, in order. May compact (see `CompactionPolicy`).
+    @discardableResult
+    public func appendLocal(_ operations: some Sequence<CanvasCore.Operation>) throws(StoreError) -> [Effect] {
+        var records = waiting
+        let (effects, _) = apply(operations, recordingInto: &records)
+        guard !records.isEmpty else { return effects }
+        try write(records)
+        try compactIfNeeded()
+        return effects
+    }
+
+    /// Applies operations received from peers and keeps the novel ones waiting to be
+    /// written; writes the batch when `options.remoteBatch` says it is due at time `now`
+    /// (read from any monotonic clock the caller chooses, the same for every call).
+    @discardableResult
+    public func appendRemote(_ operations: some Sequence<CanvasCore.Operation>, now: Duration) throws(StoreError) -> [Effect] {
+        let (effects, novel) = apply(operations, recordingInto: &waiting)
+        if novel > 0 {
+            waitingCount += novel
+            waitingSince = waitingSince ?? now
+        }
+        try flushIfDue(now: now)
+        return effects
+    }
+
+    /// Writes the waiting remote operations if there are `maxOperations` of them or the
+    /// oldest has waited `maxDelay`. Call it on a timer to bound the loss window in time.
+    public func flushIfDue(now: Duration) throws(StoreError) {
+        guard let since = waitingSince else { return }
+        if waitingCount >= options.remoteBatch.maxOperations || now - since >= options.remoteBatch.maxDelay {
+            try flush()
+        }
+    }
+
+    /// Writes and fsyncs the waiting remote operations now.
+    public func flush() throws(StoreError) {
+        guard !waiting.isEmpty else { return }
+        try write(waiting)
+        try compactIfNeeded()
+    }
+
+    /// Flushes and closes the log. The store cannot be used afterwards.
+    public func close() throws(StoreError) {
+        guard log >= 0 else { return }
+        try flush()
+        Foundation.close(log)
+        log = -1
+    }
+
+    private func apply(_ operations: some Sequence<CanvasCore.Operation>, recordingInto records: inout [UInt8]) -> ([Effect], Int) {
+        var effects: [Effect] = []
+        var novel = 0
+        for operation in operations {
+            let effect = document.apply(operation)
+            effects.append(effect)
+            guard effect.isNovel else { continue }
+            novel += 1
+            // The offset the points got makes the record independent of order.
+            if case .append(let id, let points, nil) = operation, let offset = effect.appendOffset {
+                LogFormat.appendRecord(.append(id, points: points, offset: offset), to: &records)
+            } else {
+                LogFormat.appendRecord(operation, to: &records)
+            }
+        }
+        return (effects, novel)
+    }
+
+    private func write(_ records: [UInt8]) throws(StoreError) {
+        try usable()
+        try FileSystem.writeAll(log, records, path: logPath)
+        try FileSystem.sync(log, path: logPath)
+        logBytes += records.count
+        waiting.removeAll(keepingCapacity: true)
+        waitingCount = 0
+        waitingSince = nil
+    }
+
+    private func usable() throws(StoreError) {
+        guard log >= 0 else { throw StoreError(.io, path: logPath, "the store is closed") }
+    }
+
+    // MARK: Compaction
+
+    /// True when the log has grown past `options.compaction`'s multiple of the snapshot.
+    public var needsCompaction: Bool {
+        options.compaction.shouldCompact(logBytes: logBytes, snapshotBytes: snapshotBytes)
+    }
+
+    private func compactIfNeeded() throws(StoreError) {
+        if needsCompaction { try compact() }
+    }
+
+    /// Folds everything — the log and the waiting remote operations — into a new snapshot
+    /// and empties the log.
+    ///
+    /// Crash safety, step by step: the snapshot is written to `snapshot.tmp` and fsync'd
+    /// (a crash here leaves the old snapshot and the whole log; open removes the tmp file);
+    /// it is renamed over `snapshot` and the folder fsync'd (atomic: either file is whole);
+    /// then the log is truncated and fsync'd. A crash between the rename and the truncation
+    /// leaves a snapshot that already contains every record of the log: replaying them on
+    /// open is harmless, because applying an operation twice is a no-op in the CRDT
+    /// (DESIGN.md §3: idempotent, order-free with offsets).
+    public func compact() throws(StoreError) {
+        try usable()
+        let snapshot = SnapshotFormat.encode(document.operations)
+        try FileSystem.replaceDurably(snapshotPath, with: snapshot, folder: roomPath)
+        snapshotBytes = snapshot.count
+        try FileSystem.truncate(log, to: 0, path: logPath)
+        try FileSystem.sync(log, path: logPath)
+        logBytes = 0
+        waiting.removeAll(keepingCapacity: true)
+        waitingCount = 0
+        waitingSince = nil
+    }
+}
+
+/// A room's files as read from disk.
+struct RoomContents {
+    var document = Document()
+    var snapshotOperations = 0
+    var snapshotBytes = 0
+    var logBytes = 0
+    var scan = LogFormat.Scan()
+
+    /// Reads the snapshot and the log (without the log's damaged records).
+    static func read(roomPath: String) throws(StoreError) -> RoomContents {
+        var contents = RoomContents()
+        // The log first: `load` reads without the lock, and a compaction renames the new
+        // snapshot before it truncates the log. A log read before the truncation is
+        // complete whichever snapshot follows; one read after it is followed by the new
+        // snapshot, which holds everything.
+        let log = try FileSystem.read(roomPath + "/" + RoomStore.logFileName) ?? []
+        let snapshotPath = roomPath + "/" + RoomStore.snapshotFileName
+        if let bytes = try FileSystem.read(snapshotPath) {
+            let operations = try SnapshotFormat.decode(bytes, path: snapshotPath)
+            for operation in operations {
+                contents.document.apply(operation)
+            }
+            contents.snapshotOperations = operations.count
+            contents.snapshotBytes = bytes.count
+        }
+        contents.logBytes = log.count
+        contents.scan = LogFormat.scan(log)
+        for operation in contents.scan.operations {
+            contents.document.apply(operation)
+        }
+        return contents
+    }
+}
