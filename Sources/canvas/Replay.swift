@@ -7,7 +7,7 @@ import Foundation
 
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Apply NDJSON operations and actions to an empty document and describe the result.",
+        abstract: "Apply NDJSON operations and actions to a document (empty, or a stored room) and describe it.",
         discussion: """
             Reads one JSON object per line from each FILE in turn, or from standard input when \
             no FILE or '-' is given: protocol messages (ADD, APPEND, DELETE, REMOVE_STROKE, MEGA) \
