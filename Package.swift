@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "CanvasGeometry", targets: ["CanvasGeometry"]),
         .library(name: "CanvasSVG", targets: ["CanvasSVG"]),
         .library(name: "CanvasStore", targets: ["CanvasStore"]),
+        .library(name: "CanvasNode", targets: ["CanvasNode"]),
         .library(name: "CanvasBench", targets: ["CanvasBench"]),
         .executable(name: "canvas", targets: ["canvas"]),
     ],
@@ -28,12 +29,15 @@ let package = Package(
         .target(name: "CanvasSVG", dependencies: ["CanvasCore", "CanvasGeometry"], swiftSettings: strict),
         .target(name: "CanvasStore", dependencies: ["CanvasCore", "CanvasProtocol"], swiftSettings: strict),
         .target(
+            name: "CanvasNode", dependencies: ["CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasStore"],
+            swiftSettings: strict),
+        .target(
             name: "CanvasBench", dependencies: ["CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG"],
             swiftSettings: strict),
         .executableTarget(
             name: "canvas",
             dependencies: [
-                "CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG", "CanvasStore", "CanvasBench",
+                "CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG", "CanvasStore", "CanvasNode", "CanvasBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -53,6 +57,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "CanvasStoreTests", dependencies: ["CanvasCore", "CanvasProtocol", "CanvasStore", "CanvasTestSupport", "canvas"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "CanvasNodeTests",
+            dependencies: ["CanvasCore", "CanvasProtocol", "CanvasStore", "CanvasNode", "CanvasTestSupport"],
             swiftSettings: strict),
         .testTarget(name: "CanvasCLITests", dependencies: ["canvas"], swiftSettings: strict),
     ],

@@ -8,6 +8,8 @@ public enum Message: Hashable, Sendable {
     /// operations: per stroke an ADD, an APPEND of the points after the start, and DELETEs
     /// for the complement of its visible segments.
     case mega([Operation])
+    /// An anti-entropy message (PROTOCOL.md §13); it carries no operation.
+    case sync(SyncMessage)
     /// A message whose `type` this node does not know: ignored and counted, never fatal.
     case unsupported(type: String)
 
@@ -16,7 +18,7 @@ public enum Message: Hashable, Sendable {
         switch self {
         case .operation(let operation): [operation]
         case .mega(let operations): operations
-        case .unsupported: []
+        case .sync, .unsupported: []
         }
     }
 }

@@ -125,6 +125,8 @@ enum FieldKey: CaseIterable {
 /// The message types the decoder knows.
 enum MessageKind: Equatable {
     case add, append, delete, removeStroke, mega
+    /// The anti-entropy messages (SyncCoding.swift).
+    case sync(SyncKind)
     case unknown(String)
 
     init(_ raw: JSONReader.RawString) {
@@ -146,6 +148,9 @@ enum MessageKind: Equatable {
         case (6, UInt8(ascii: "D")?): candidate = .delete
         case (13, _): candidate = .removeStroke
         case (4, _): candidate = .mega
+        case (9, _): candidate = .sync(.want)
+        case (12, _):
+            return [MessageKind.sync(.summary), .sync(.buckets), .sync(.strokes)].first { $0.literal.matches(bytes) }
         default: return nil
         }
         return candidate.literal.matches(bytes) ? candidate : nil
@@ -159,6 +164,10 @@ enum MessageKind: Equatable {
         case .delete: "DELETE"
         case .removeStroke: "REMOVE_STROKE"
         case .mega: "MEGA"
+        case .sync(.summary): "SYNC_SUMMARY"
+        case .sync(.buckets): "SYNC_BUCKETS"
+        case .sync(.strokes): "SYNC_STROKES"
+        case .sync(.want): "SYNC_WANT"
         case .unknown: ""
         }
     }
@@ -336,6 +345,8 @@ private struct Fields {
             return .operation(.removeStroke(try strokeID()))
         case .mega:
             return .mega(try LegacyMega.operations(from: required(.data), path: "MEGA.data"))
+        case .sync(let sync):
+            return try SyncDecoding.message(sync, type: kind.name, data: required(.data))
         case .unknown(let name):
             return .unsupported(type: name)
         }

@@ -1,0 +1,348 @@
+public import CanvasCore
+import CanvasProtocol
+import CanvasGeometry
+
+/// A room's replica and its conversation with the room over any number of transports
+/// (DESIGN.md §5): a pure state machine. Inputs (`SessionInput`) come with the current
+/// time; `handle` returns the actions to perform, in order (send, persist, events, timer).
+///
+/// Local edits are applied, persisted, then sent on every transport; a transport that is
+/// down or has not accepted them keeps them and gets them again when it comes back.
+/// Remote messages are validated, applied, persisted, and relayed to the *other*
+/// transports only when novel, so a gateway between two rooms relays without loops.
+/// Anti-entropy (`RoomSession+Sync.swift`) repairs whatever was lost.
+public struct RoomSession: Sendable {
+    /// The replica.
+    public private(set) var document = Document()
+    /// What the session has sent, for measurements.
+    public internal(set) var statistics = SessionStatistics()
+
+    let configuration: SessionConfiguration
+    var random: SessionRandom
+    var transports: [TransportID: TransportState] = [:]
+    var nextSendID: UInt64 = 1
+    /// Stroke counter for identifiers of locally drawn strokes (`NODE_COUNTER`).
+    private var strokeCounter = 0
+    private var spatialIndex = SpatialIndex()
+    /// The identifiers of the strokes of each digest bucket, for answering peers without
+    /// scanning the whole document.
+    private(set) var bucketIndex = [[StrokeID]](repeating: [], count: Digest.bucketCount)
+    /// Last novel operation per member, for "who is drawing".
+    private var lastDrawn: [Author: Duration] = [:]
+    private var drawing: Set<Author> = []
+    private var scheduledTimer: Duration?
+
+    /// A session whose document is rebuilt from persisted operations (empty for a new room).
+    public init(configuration: SessionConfiguration, restoring operations: [Operation] = []) {
+        self.configuration = configuration
+        random = SessionRandom(seed: configuration.seed)
+        for operation in operations {
+            document.apply(operation)
+        }
+        spatialIndex = SpatialIndex(document: document)
+        for stroke in document.strokes {
+            bucketIndex[Digest.bucket(of: stroke.id)].append(stroke.id)
+        }
+        let prefix = configuration.nodeID + "_"
+        for stroke in document.strokes where stroke.id.rawValue.hasPrefix(prefix) {
+            if let counter = Int(stroke.id.rawValue.dropFirst(prefix.count)) {
+                strokeCounter = max(strokeCounter, counter)
+            }
+        }
+    }
+
+    /// The node id.
+    public var nodeID: String { configuration.nodeID }
+
+    /// Members present on a transport.
+    public func members(of transport: TransportID) -> Set<PeerID> {
+        transports[transport]?.members ?? []
+    }
+
+    /// Local operations a transport has not accepted yet (kept across disconnections).
+    public func unacceptedOperations(on transport: TransportID) -> [Operation] {
+        guard let state = transports[transport] else { return [] }
+        return state.inFlight.sorted { $0.key < $1.key }.flatMap(\.value) + state.outbox
+    }
+
+    /// Handles one input at time `now` and returns what to do.
+    public mutating func handle(_ input: SessionInput, at now: Duration) -> [SessionAction] {
+        var actions: [SessionAction] = []
+        switch input {
+        case .transportUp(let id, let maxMessageBytes, let members):
+            transportUp(id, maxMessageBytes: maxMessageBytes, members: members, now: now, &actions)
+        case .transportDown(let id):
+            transportDown(id)
+        case .memberJoined(let peer, let id):
+            guard transports[id] != nil else { break }
+            transports[id]!.members.insert(peer)
+            noteJoined(peer, on: id, now: now)
+            actions.append(.event(.memberJoined(peer, via: id)))
+        case .memberLeft(let peer, let id):
+            guard transports[id] != nil else { break }
+            transports[id]!.forget(peer)
+            actions.append(.event(.memberLeft(peer, via: id)))
+        case .received(let bytes, let peer, let id):
+            received(bytes, from: peer, via: id, now: now, &actions)
+        case .accepted(let sendID, let id):
+            transports[id]?.inFlight[sendID] = nil
+        case .timer:
+            timer(now: now, &actions)
+        case .local(let operations):
+            local(operations, &actions)
+        case .action(let action):
+            local(operations(for: action), &actions)
+        }
+        updateDrawing(now: now, &actions)
+        scheduleTimer(&actions)
+        return actions
+    }
+
+    // MARK: - Transports
+
+    private mutating func transportUp(
+        _ id: TransportID, maxMessageBytes: Int, members: Set<PeerID>, now: Duration, _ actions: inout [SessionAction]
+    ) {
+        var state = transports[id] ?? TransportState()
+        state.isUp = true
+        state.maxMessageBytes = max(maxMessageBytes, MessagePacking.minimumMessageBytes)
+        state.members = members
+        transports[id] = state
+        for peer in members {
+            noteJoined(peer, on: id, now: now)
+        }
+        // Everything not accepted before, oldest first, then the summary that starts anti-entropy.
+        let unaccepted = unacceptedOperations(on: id)
+        transports[id]!.inFlight = [:]
+        transports[id]!.outbox = []
+        sendLocal(unaccepted, on: id, &actions)
+        announce(on: id, now: now, &actions)
+    }
+
+    private mutating func transportDown(_ id: TransportID) {
+        guard var state = transports[id] else { return }
+        state.outbox = unacceptedOperations(on: id)
+        state.inFlight = [:]
+        state.isUp = false
+        state.members = []
+        state.pendingAnswers = [:]
+        state.nextAnnounce = nil
+        state.legacyDeadlines = [:]
+        state.nodes = [:]
+        state.roots = [:]
+        state.syncing = []
+        transports[id] = state
+    }
+
+    private mutating func noteJoined(_ peer: PeerID, on id: TransportID, now: Duration) {
+        if let grace = configuration.legacyGrace, transports[id]!.nodes[peer] == nil {
+            transports[id]!.legacyDeadlines[peer] = now + grace
+        }
+    }
+
+    // MARK: - Local edits
+
+    private mutating func operations(for action: LocalAction) -> [Operation] {
+        switch action {
+        case .draw(let points, let weight, let colour, let recognize):
+            strokeCounter += 1
+            let id = StrokeID("\(configuration.nodeID)_\(strokeCounter)")
+            var shapeID = id
+            if recognize {
+                strokeCounter += 1
+                shapeID = StrokeID("\(configuration.nodeID)_\(strokeCounter)")
+            }
+            return Drawing.draw(points, weight: weight, colour: colour, recognize: recognize, id: id, shapeID: shapeID)
+                .operations
+        case .erase(let points, let radius):
+            return Eraser.deletions(along: points, radius: radius, in: document, index: spatialIndex)
+        }
+    }
+
+    private mutating func local(_ operations: [Operation], _ actions: inout [SessionAction]) {
+        var applied: [AppliedOperation] = []
+        for operation in operations {
+            let effect = apply(operation)
+            if effect.isNovel {
+                applied.append(AppliedOperation(operation: operation, effect: effect, author: nil))
+            }
+        }
+        guard !applied.isEmpty else { return }
+        let novel = applied.map(\.operation)
+        actions.append(.persistLocal(novel))
+        actions.append(.event(.applied(applied)))
+        for id in transports.keys.sorted() {
+            if transports[id]!.isUp {
+                sendLocal(novel, on: id, &actions)
+            } else {
+                transports[id]!.outbox.append(contentsOf: novel)
+            }
+        }
+    }
+
+    /// Sends local operations on an up transport, remembering them until accepted.
+    private mutating func sendLocal(_ operations: [Operation], on id: TransportID, _ actions: inout [SessionAction]) {
+        guard !operations.isEmpty else { return }
+        let limit = transports[id]!.maxMessageBytes
+        for operation in operations {
+            let sendID = SendID(nextSendID)
+            nextSendID += 1
+            transports[id]!.inFlight[sendID] = [operation]
+            let messages = MessagePacking.messages(for: [operation], maxBytes: limit)
+            for (index, message) in messages.enumerated() {
+                // A split APPEND is accepted when its last part is.
+                actions.append(.send(message, to: .room, via: id, id: index == messages.count - 1 ? sendID : nil))
+            }
+        }
+    }
+
+    /// Applies one operation and keeps the eraser's spatial index and the bucket index current.
+    mutating func apply(_ operation: Operation) -> Effect {
+        let isNew = document[operation.strokeID] == nil
+        let effect = document.apply(operation)
+        if isNew, document[operation.strokeID] != nil {
+            bucketIndex[Digest.bucket(of: operation.strokeID)].append(operation.strokeID)
+        }
+        if effect.isNovel, effect.headerChanged || effect.changedPoints != nil, let stroke = document[effect.strokeID] {
+            spatialIndex.update(stroke)
+        }
+        return effect
+    }
+
+    // MARK: - Remote messages
+
+    private mutating func received(
+        _ bytes: [UInt8], from peer: PeerID, via id: TransportID, now: Duration, _ actions: inout [SessionAction]
+    ) {
+        guard transports[id]?.isUp == true else { return }
+        let message: Message
+        do {
+            message = try MessageDecoder.decode(bytes)
+        } catch {
+            statistics.rejected += 1
+            actions.append(.event(.rejected(error, from: peer, via: id)))
+            return
+        }
+        switch message {
+        case .operation, .mega:
+            applyRemote(message.operations, from: Author(peer: peer, transport: id), now: now, &actions)
+        case .sync(let sync):
+            handleSync(sync, from: peer, via: id, now: now, &actions)
+        case .unsupported:
+            statistics.unsupported += 1
+        }
+    }
+
+    /// Applies operations from a member; persists the novel ones and relays them to the
+    /// other transports (with the resolved offset, for an APPEND that had none).
+    mutating func applyRemote(_ operations: [Operation], from author: Author, now: Duration, _ actions: inout [SessionAction]) {
+        var applied: [AppliedOperation] = []
+        for operation in operations {
+            let effect = apply(operation)
+            guard effect.isNovel else { continue }
+            var resolved = operation
+            if case .append(let strokeID, let points, nil) = operation, let offset = effect.appendOffset {
+                resolved = .append(strokeID, points: points, offset: offset)
+            }
+            applied.append(AppliedOperation(operation: resolved, effect: effect, author: author))
+        }
+        guard !applied.isEmpty else { return }
+        let novel = applied.map(\.operation)
+        // Repairs from a member we are exchanging summaries with are not drawing.
+        if transports[author.transport]?.syncing.contains(author.peer) != true {
+            lastDrawn[author] = now
+        }
+        actions.append(.persistRemote(novel))
+        actions.append(.event(.applied(applied)))
+        for id in transports.keys.sorted() where id != author.transport && transports[id]!.isUp {
+            for message in MessagePacking.messages(for: novel, maxBytes: transports[id]!.maxMessageBytes) {
+                actions.append(.send(message, to: .room, via: id, id: nil))
+            }
+        }
+    }
+
+    // MARK: - Time
+
+    private mutating func timer(now: Duration, _ actions: inout [SessionAction]) {
+        for id in transports.keys.sorted() where transports[id]!.isUp {
+            if let next = transports[id]!.nextAnnounce, next <= now {
+                announce(on: id, now: now, &actions)
+            }
+            for (node, answer) in transports[id]!.pendingAnswers.sorted(by: { $0.key < $1.key }) where answer.fireAt <= now {
+                transports[id]!.pendingAnswers[node] = nil
+                answerSummary(of: node, peer: answer.peer, root: answer.root, via: id, now: now, &actions)
+            }
+            for (peer, deadline) in transports[id]!.legacyDeadlines.sorted(by: { $0.key < $1.key }) where deadline <= now {
+                transports[id]!.legacyDeadlines[peer] = nil
+                // One member sends: the one with the smallest node id among those that speak sync.
+                if transports[id]!.nodes.values.allSatisfy({ nodeID < $0 }) {
+                    sendState(to: peer, via: id, &actions)
+                }
+            }
+        }
+    }
+
+    private mutating func updateDrawing(now: Duration, _ actions: inout [SessionAction]) {
+        lastDrawn = lastDrawn.filter { now - $0.value < configuration.drawingWindow }
+        let current = Set(lastDrawn.keys)
+        if current != drawing {
+            drawing = current
+            actions.append(.event(.drawing(current)))
+        }
+    }
+
+    /// Asks for the timer at the earliest deadline, if it changed.
+    private mutating func scheduleTimer(_ actions: inout [SessionAction]) {
+        var deadlines = lastDrawn.values.map { $0 + configuration.drawingWindow }
+        for state in transports.values where state.isUp {
+            deadlines.append(contentsOf: state.nextAnnounce.map { [$0] } ?? [])
+            deadlines.append(contentsOf: state.pendingAnswers.values.map(\.fireAt))
+            deadlines.append(contentsOf: state.legacyDeadlines.values)
+        }
+        let earliest = deadlines.min()
+        if let earliest, earliest != scheduledTimer {
+            actions.append(.scheduleTimer(at: earliest))
+        }
+        scheduledTimer = earliest
+    }
+}
+
+/// What a session knows of one transport.
+struct TransportState: Sendable {
+    var isUp = false
+    var maxMessageBytes = MessagePacking.minimumMessageBytes
+    var members: Set<PeerID> = []
+    /// The node id each member announced in its sync messages (members that never sent
+    /// one may be legacy peers).
+    var nodes: [PeerID: String] = [:]
+    /// The digest root each node id last announced in a sync message.
+    var roots: [String: UInt64] = [:]
+    /// When to send the whole document to members that stay silent (legacy peers).
+    var legacyDeadlines: [PeerID: Duration] = [:]
+    /// Local operations not yet handed to the transport (it was down).
+    var outbox: [Operation] = []
+    /// Local operations handed over but not yet accepted.
+    var inFlight: [SendID: [Operation]] = [:]
+    var nextAnnounce: Duration?
+    /// Answers to summaries waiting for their random delay, by requesting node.
+    var pendingAnswers: [String: PendingAnswer] = [:]
+    /// Requester digest roots answered recently: not answered again before the time given.
+    var answeredRoots: [UInt64: Duration] = [:]
+    /// Members we exchange stroke summaries with (sent SYNC_STROKES or SYNC_WANT to) and
+    /// have not yet seen in our state; their operations meanwhile are repairs, not drawing.
+    var syncing: Set<PeerID> = []
+
+    mutating func forget(_ peer: PeerID) {
+        members.remove(peer)
+        nodes[peer] = nil
+        legacyDeadlines[peer] = nil
+        syncing.remove(peer)
+    }
+}
+
+/// An answer to a summary, waiting for its random delay to pass.
+struct PendingAnswer: Sendable {
+    var fireAt: Duration
+    var peer: PeerID
+    var root: UInt64
+}

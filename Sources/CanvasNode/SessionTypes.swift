@@ -1,0 +1,113 @@
+public import CanvasCore
+public import CanvasProtocol
+
+/// How a session is set up. Every duration is in the session's own time base (the `now`
+/// given with each input): the session reads no clock.
+public struct SessionConfiguration: Sendable {
+    /// How answers to a visible difference are delayed (Scalable Reliable Multicast).
+    public enum Suppression: Sendable, Hashable {
+        /// Answer at once: every member that sees a difference answers.
+        case off
+        /// Answer after a random delay in [0, base + perMember × members); a member that
+        /// sees an equivalent answer first (same digest root, same requester) cancels its own.
+        case randomDelay(base: Duration, perMember: Duration)
+    }
+
+    /// This replica's stable node id (persisted by the store); also the prefix of the
+    /// identifiers of the strokes it draws.
+    public var nodeID: String
+    /// Seeds the session's randomness (answer delays, announce jitter).
+    public var seed: UInt64
+    /// How often the digest root is announced to each room (jittered by ±25 %).
+    public var announceInterval: Duration = .seconds(10)
+    /// Answer delays and suppression.
+    public var suppression: Suppression = .randomDelay(base: .milliseconds(200), perMember: .milliseconds(50))
+    /// A member that has sent no sync message this long after joining is taken for a
+    /// legacy peer and sent the whole document as ordinary operations (by the member with
+    /// the smallest node id among those that speak sync); nil: never.
+    public var legacyGrace: Duration? = .seconds(5)
+    /// A member counts as drawing for this long after its last novel operation.
+    public var drawingWindow: Duration = .seconds(3)
+
+    public init(nodeID: String, seed: UInt64) {
+        self.nodeID = nodeID
+        self.seed = seed
+    }
+}
+
+/// What happens to a session. Each input comes with the current time.
+public enum SessionInput: Sendable {
+    /// A transport connected (or reconnected) to the room, with the members present and the
+    /// largest message it carries.
+    case transportUp(TransportID, maxMessageBytes: Int, members: Set<PeerID>)
+    /// A transport lost the room; local operations it had not accepted are kept.
+    case transportDown(TransportID)
+    case memberJoined(PeerID, via: TransportID)
+    case memberLeft(PeerID, via: TransportID)
+    /// One message's bytes from a member.
+    case received([UInt8], from: PeerID, via: TransportID)
+    /// The transport has accepted (for XMPP: acknowledged) a send that carried local operations.
+    case accepted(SendID, via: TransportID)
+    /// The timer asked for by `.scheduleTimer` fired (early or late calls are harmless).
+    case timer
+    /// Operations authored here.
+    case local([Operation])
+    /// A local user action, turned into operations (CanvasGeometry's Drawing and Eraser).
+    case action(LocalAction)
+}
+
+/// What the driver of a session must do, in order. A failed `.persistLocal` must stop the
+/// driver from performing the actions after it (nothing unpersisted is sent).
+public enum SessionAction: Sendable {
+    /// Send one message. `id` is set when the message carries local operations: report
+    /// `.accepted(id, via:)` once the transport has taken responsibility for it.
+    case send([UInt8], to: Destination, via: TransportID, id: SendID?)
+    /// Make locally authored operations durable before the sends that follow.
+    case persistLocal([Operation])
+    /// Record operations received from peers.
+    case persistRemote([Operation])
+    case event(SessionEvent)
+    /// Call `.timer` at this time (replaces any earlier request).
+    case scheduleTimer(at: Duration)
+}
+
+/// An operation applied to the document, with what it changed and who sent it (nil: local).
+public struct AppliedOperation: Sendable {
+    public var operation: Operation
+    public var effect: Effect
+    public var author: Author?
+}
+
+/// What an embedding application hears about.
+public enum SessionEvent: Sendable {
+    /// Operations that changed the document (redraw by their effects).
+    case applied([AppliedOperation])
+    case memberJoined(PeerID, via: TransportID)
+    case memberLeft(PeerID, via: TransportID)
+    /// The members who sent novel operations within the drawing window ("someone is
+    /// drawing"), repairs from a member we are syncing with aside.
+    case drawing(Set<Author>)
+    /// An exchange of stroke summaries with this member began (we asked it for strokes).
+    case syncStarted(PeerID, via: TransportID)
+    /// This member was last seen with the same digest root as ours.
+    case syncFinished(PeerID, via: TransportID)
+    /// A message was rejected; nothing changed.
+    case rejected(ProtocolError, from: PeerID, via: TransportID)
+}
+
+/// Counters of what a session sent, for measurements.
+public struct SessionStatistics: Sendable, Hashable {
+    /// Sync messages (SYNC_*) sent, and their bytes.
+    public var syncMessages = 0
+    public var syncBytes = 0
+    /// SYNC_BUCKETS answers (to one summary; counted once however many chunks).
+    public var answers = 0
+    /// Operations sent in answer to SYNC_STROKES, SYNC_WANT or a legacy member, and bytes.
+    public var repairMessages = 0
+    public var repairBytes = 0
+    /// Messages rejected and messages of unknown types or versions.
+    public var rejected = 0
+    public var unsupported = 0
+
+    public init() {}
+}

@@ -1,0 +1,145 @@
+import CanvasCore
+import CanvasNode
+import CanvasProtocol
+import Testing
+
+/// The session state machine driven by hand: ordering of persist and send, the per
+/// transport outbox, gateway relaying, message sizes, events.
+@Suite struct RoomSessionTests {
+    static let lan = TransportID("lan")
+    static let xmpp = TransportID("xmpp")
+    static let header = StrokeHeader(weight: 2, colour: .black, start: Point(x: 1, y: 2))
+
+    static func session(_ node: String = "me") -> RoomSession {
+        var configuration = SessionConfiguration(nodeID: node, seed: 1)
+        configuration.legacyGrace = nil
+        return RoomSession(configuration: configuration)
+    }
+
+    static func sends(_ actions: [SessionAction]) -> [(bytes: [UInt8], to: Destination, via: TransportID, id: SendID?)] {
+        actions.compactMap { if case .send(let bytes, let to, let via, let id) = $0 { (bytes, to, via, id) } else { nil } }
+    }
+
+    static func operationSends(_ actions: [SessionAction]) -> [(bytes: [UInt8], to: Destination, via: TransportID, id: SendID?)] {
+        sends(actions).filter { !SimulatedNetwork.type(of: $0.bytes).hasPrefix("SYNC_") }
+    }
+
+    @Test func localEditsArePersistedBeforeTheyAreSent() {
+        var session = Self.session()
+        _ = session.handle(.transportUp(Self.lan, maxMessageBytes: 1200, members: []), at: .zero)
+        let actions = session.handle(.local([.add(StrokeID("me_1"), Self.header)]), at: .seconds(1))
+        let persist = actions.firstIndex { if case .persistLocal = $0 { true } else { false } }
+        let send = actions.firstIndex { if case .send = $0 { true } else { false } }
+        #expect(persist != nil && send != nil && persist! < send!)
+        #expect(session.unacceptedOperations(on: Self.lan).count == 1)
+        let id = Self.sends(actions)[0].id!
+        _ = session.handle(.accepted(id, via: Self.lan), at: .seconds(1))
+        #expect(session.unacceptedOperations(on: Self.lan).isEmpty)
+    }
+
+    @Test func unacceptedOperationsAreResentAfterReconnecting() {
+        var session = Self.session()
+        _ = session.handle(.transportUp(Self.lan, maxMessageBytes: 1200, members: []), at: .zero)
+        let sent = session.handle(.local([.add(StrokeID("me_1"), Self.header)]), at: .seconds(1))
+        #expect(Self.operationSends(sent).count == 1)
+        _ = session.handle(.transportDown(Self.lan), at: .seconds(2))
+        let offline = session.handle(
+            .local([.append(StrokeID("me_1"), points: [Point(x: 3, y: 4)], offset: 1)]), at: .seconds(3))
+        #expect(Self.operationSends(offline).isEmpty)
+        #expect(session.unacceptedOperations(on: Self.lan).count == 2)
+        let back = session.handle(.transportUp(Self.lan, maxMessageBytes: 1200, members: [PeerID("b")]), at: .seconds(4))
+        let types = Self.sends(back).map { SimulatedNetwork.type(of: $0.bytes) }
+        #expect(types == ["ADD", "APPEND", "SYNC_SUMMARY"])
+    }
+
+    @Test func gatewayRelaysNovelOperationsToOtherTransportsOnly() throws {
+        var gateway = Self.session("gw")
+        _ = gateway.handle(.transportUp(Self.lan, maxMessageBytes: 1200, members: [PeerID("a")]), at: .zero)
+        _ = gateway.handle(.transportUp(Self.xmpp, maxMessageBytes: 4000, members: [PeerID("b")]), at: .zero)
+        let add = MessageEncoder.encode(.add(StrokeID("a_1"), Self.header))
+        let first = gateway.handle(.received(add, from: PeerID("a"), via: Self.lan), at: .seconds(1))
+        let relayed = Self.sends(first)
+        #expect(relayed.count == 1)
+        #expect(relayed.first?.via == Self.xmpp && relayed.first?.to == .room && relayed.first?.bytes == add)
+        #expect(first.contains { if case .persistRemote = $0 { true } else { false } })
+        // The same operation coming back over the other transport is not novel: no loop.
+        let echo = gateway.handle(.received(add, from: PeerID("b"), via: Self.xmpp), at: .seconds(2))
+        #expect(Self.sends(echo).isEmpty)
+    }
+
+    @Test func legacyAppendIsRelayedWithItsResolvedOffset() throws {
+        var gateway = Self.session("gw")
+        _ = gateway.handle(.transportUp(Self.lan, maxMessageBytes: 1200, members: [PeerID("a")]), at: .zero)
+        _ = gateway.handle(.transportUp(Self.xmpp, maxMessageBytes: 4000, members: [PeerID("b")]), at: .zero)
+        _ = gateway.handle(.received(MessageEncoder.encode(.add(StrokeID("s"), Self.header)), from: PeerID("b"), via: Self.xmpp), at: .seconds(1))
+        let append = Array(#"{"type":"APPEND","identifier":"s","points":[[5,5]]}"#.utf8)
+        let actions = gateway.handle(.received(append, from: PeerID("b"), via: Self.xmpp), at: .seconds(1))
+        let relayed = Self.sends(actions).map { String(decoding: $0.bytes, as: UTF8.self) }
+        #expect(relayed == [#"{"type":"APPEND","identifier":"s","points":[[5,5]],"offset":1}"#])
+    }
+
+    @Test func longAppendsAreSplitUnderTheTransportLimit() throws {
+        var session = Self.session()
+        _ = session.handle(.transportUp(Self.lan, maxMessageBytes: 600, members: []), at: .zero)
+        let points = (0..<500).map { Point(x: Double($0) + 0.123, y: Double($0) * 2.5) }
+        let actions = session.handle(
+            .local([.add(StrokeID("me_1"), Self.header), .append(StrokeID("me_1"), points: points, offset: 1)]), at: .zero)
+        let sends = Self.operationSends(actions)
+        #expect(sends.count > 10)
+        #expect(sends.allSatisfy { $0.bytes.count <= 600 })
+        var copy = Document()
+        for send in sends {
+            for operation in try MessageDecoder.decode(send.bytes).operations { copy.apply(operation) }
+        }
+        #expect(copy == session.document)
+        // Only the last part of the split APPEND carries the id to acknowledge.
+        #expect(sends.filter { $0.id != nil }.count == 2)
+    }
+
+    @Test func invalidMessagesChangeNothingAndAreReported() {
+        var session = Self.session()
+        _ = session.handle(.transportUp(Self.lan, maxMessageBytes: 1200, members: [PeerID("x")]), at: .zero)
+        let before = session.document
+        let actions = session.handle(
+            .received(Array(#"{"type":"ADD","identifier":"z","weight":0,"colour":[0,0,0],"start":[0,0]}"#.utf8), from: PeerID("x"), via: Self.lan),
+            at: .seconds(1))
+        #expect(session.document == before)
+        #expect(actions.contains { if case .event(.rejected(let error, PeerID("x"), Self.lan)) = $0 { error.path == "ADD.weight" } else { false } })
+    }
+
+    @Test func drawingEventsFollowRecentAuthors() {
+        var session = Self.session()
+        _ = session.handle(.transportUp(Self.lan, maxMessageBytes: 1200, members: [PeerID("x")]), at: .zero)
+        let actions = session.handle(
+            .received(MessageEncoder.encode(.add(StrokeID("x_1"), Self.header)), from: PeerID("x"), via: Self.lan), at: .seconds(1))
+        let author = Author(peer: PeerID("x"), transport: Self.lan)
+        #expect(actions.contains { if case .event(.drawing(let who)) = $0 { who == [author] } else { false } })
+        #expect(actions.contains { if case .scheduleTimer = $0 { true } else { false } })
+        let later = session.handle(.timer, at: .seconds(5))
+        #expect(later.contains { if case .event(.drawing(let who)) = $0 { who.isEmpty } else { false } })
+    }
+
+    @Test func eraseActionsBecomeDeletesOfTheStrokesCrossed() {
+        var session = Self.session("pad")
+        let line = (0...10).map { Point(x: Double($0) * 10, y: 50) }
+        _ = session.handle(.action(.draw(points: line, weight: 2, colour: .black, recognize: false)), at: .zero)
+        let actions = session.handle(.action(.erase(points: [Point(x: 50, y: 0), Point(x: 50, y: 100)], radius: 5)), at: .seconds(1))
+        let erased = session.document[StrokeID("pad_1")]?.erased ?? IntervalSet()
+        #expect(!erased.isEmpty && !erased.contains(0) && !erased.contains(10))
+        #expect(actions.contains { if case .persistLocal(let operations) = $0 { operations.allSatisfy { if case .delete = $0 { true } else { false } } } else { false } })
+    }
+
+    @Test func drawActionsBecomeStrokesNamedAfterTheNode() {
+        var session = Self.session("pad")
+        let actions = session.handle(
+            .action(.draw(points: [Point(x: 0, y: 0), Point(x: 5, y: 5)], weight: 2, colour: .black, recognize: false)),
+            at: .zero)
+        #expect(session.document[StrokeID("pad_1")]?.points.count == 2)
+        #expect(actions.contains { if case .persistLocal(let operations) = $0 { operations.count == 2 } else { false } })
+        // A restored session continues the numbering.
+        let restored = RoomSession(configuration: SessionConfiguration(nodeID: "pad", seed: 2), restoring: session.document.operations)
+        var next = restored
+        _ = next.handle(.action(.draw(points: [Point(x: 1, y: 1)], weight: 2, colour: .black, recognize: false)), at: .zero)
+        #expect(next.document[StrokeID("pad_2")] != nil)
+    }
+}

@@ -1,0 +1,108 @@
+import CanvasCore
+import CanvasNode
+import Testing
+
+/// Figures for docs: what anti-entropy costs after a partition heals, and how many members
+/// answer one visible difference with and without suppression. Printed; the expectations
+/// only guard against regressions far beyond the measured values.
+@Suite struct SyncMeasurementTests {
+    struct HealCost {
+        var syncMessages = 0
+        var syncBytes = 0
+        var repairMessages = 0
+        var repairBytes = 0
+        var settle = Duration.zero
+        var strokes = 0
+        var operations = 0
+    }
+
+    /// Six members split 3 | 3 for ten seconds, each drawing about a stroke a second; then
+    /// the partition heals. Counts what the sessions send from the heal until convergence.
+    static func healedPartition(seed: UInt64, loss: Double) -> HealCost {
+        var parameters = SimulatedNetwork.Parameters()
+        parameters.loss = loss
+        var net = SimulatedNetwork(nodeCount: 6, parameters: parameters, seed: seed)
+        for index in 0..<6 { net.start(index) }
+        net.run(until: .seconds(2))
+        net.group = [0, 0, 0, 1, 1, 1]
+        let before = net.created.count
+        for step in 1...40 {
+            net.run(until: .seconds(2) + .milliseconds(250 * step))
+            for index in 0..<6 where net.rng.chance(0.25) {
+                net.randomEdit(at: index)
+            }
+        }
+        net.run(until: .seconds(13))
+        let start = net.statistics
+        net.group = Array(repeating: 0, count: 6)
+        var time = Duration.seconds(13)
+        while !(net.converged() && net.nodes.indices.allSatisfy({ net.missing(at: $0).isEmpty })), time < .seconds(60) {
+            time += .milliseconds(100)
+            net.run(until: time)
+        }
+        let end = net.statistics
+        return HealCost(
+            syncMessages: end.syncMessages - start.syncMessages, syncBytes: end.syncBytes - start.syncBytes,
+            repairMessages: end.repairMessages - start.repairMessages, repairBytes: end.repairBytes - start.repairBytes,
+            settle: time - .seconds(13), strokes: net.created[before...].filter { if case .add = $0 { true } else { false } }.count,
+            operations: net.created.count - before)
+    }
+
+    @Test(arguments: [0.0, 0.05])
+    func costOfHealingAPartition(loss: Double) {
+        let runs = (0..<8 as Range<UInt64>).map { Self.healedPartition(seed: $0, loss: loss) }
+        let n = Double(runs.count)
+        func mean(_ value: (HealCost) -> Int) -> Double { Double(runs.map(value).reduce(0, +)) / n }
+        let settle = runs.map { Double($0.settle.components.seconds) + Double($0.settle.components.attoseconds) / 1e18 }
+        print(
+            """
+            healed partition (6 members, 3|3 for 10 s, loss \(loss)): \
+            strokes drawn apart \(mean(\.strokes)) (\(mean(\.operations)) operations), \
+            sync messages \(mean(\.syncMessages)) (\(Int(mean(\.syncBytes))) bytes), \
+            repair messages \(mean(\.repairMessages)) (\(Int(mean(\.repairBytes))) bytes), \
+            converged after \(settle.reduce(0, +) / n) s on average, \(settle.max() ?? 0) s at worst
+            """)
+        #expect(runs.allSatisfy { $0.settle < .seconds(20) })
+    }
+
+    /// Ten members in one state, one member back from a disconnection: answers to each of its summaries.
+    static func answersPerDifference(suppression: SessionConfiguration.Suppression, seed: UInt64) -> (answers: Int, differences: Int) {
+        var parameters = SimulatedNetwork.Parameters()
+        parameters.suppression = suppression
+        parameters.loss = 0
+        var net = SimulatedNetwork(nodeCount: 10, parameters: parameters, seed: seed)
+        for index in 0..<10 { net.start(index) }
+        net.run(until: .seconds(2))
+        net.stop(0, crash: false)
+        for step in 1...8 {
+            net.run(until: .seconds(2) + .milliseconds(250 * step))
+            net.randomEdit(at: 1 + step % 9)
+        }
+        net.run(until: .seconds(5))
+        net.sniff = true
+        // On reconnecting, the member announces its summary at once: nine members see the difference.
+        net.start(0)
+        net.run(until: .seconds(15))
+        #expect(net.converged(), "seed \(seed)")
+        return (net.answersPerSummary.values.reduce(0, +), net.answersPerSummary.count)
+    }
+
+    @Test func suppressionLimitsAnswersToOneDifference() {
+        var totals: [String: (answers: Int, differences: Int)] = [:]
+        for seed: UInt64 in 0..<5 {
+            for (name, suppression) in [
+                ("on", SessionConfiguration.Suppression.randomDelay(base: .milliseconds(100), perMember: .milliseconds(30))),
+                ("off", .off),
+            ] {
+                let result = Self.answersPerDifference(suppression: suppression, seed: seed)
+                totals[name, default: (0, 0)].answers += result.answers
+                totals[name, default: (0, 0)].differences += result.differences
+            }
+        }
+        let on = Double(totals["on"]!.answers) / Double(max(totals["on"]!.differences, 1))
+        let off = Double(totals["off"]!.answers) / Double(max(totals["off"]!.differences, 1))
+        print("answers per visible difference, 10 members: suppression on \(on), off \(off)")
+        #expect(on < 2)
+        #expect(off > on)
+    }
+}
