@@ -27,6 +27,9 @@ let package = Package(
         .target(name: "CanvasProtocol", dependencies: ["CanvasCore"], swiftSettings: strict),
         .target(name: "CanvasGeometry", dependencies: ["CanvasCore"], swiftSettings: strict),
         .target(name: "CanvasSVG", dependencies: ["CanvasCore", "CanvasGeometry"], swiftSettings: strict),
+        .systemLibrary(name: "CExpat", pkgConfig: "expat", providers: [.apt(["libexpat1-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .target(name: "XMPP", dependencies: ["CExpat", "COpenSSL"], swiftSettings: strict),
         .target(name: "CanvasStore", dependencies: ["CanvasCore", "CanvasProtocol"], swiftSettings: strict),
         .target(
             name: "CanvasNode", dependencies: ["CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasStore"],
@@ -62,6 +65,7 @@ let package = Package(
             name: "CanvasNodeTests",
             dependencies: ["CanvasCore", "CanvasProtocol", "CanvasStore", "CanvasNode", "CanvasTestSupport"],
             swiftSettings: strict),
+        .testTarget(name: "XMPPTests", dependencies: ["XMPP", "CanvasTestSupport"], swiftSettings: strict),
         .testTarget(name: "CanvasCLITests", dependencies: ["canvas"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
