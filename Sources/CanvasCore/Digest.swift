@@ -15,7 +15,7 @@ public struct Digest: Hashable, Sendable {
     /// One hash per bucket.
     public let buckets: [UInt64]
 
-    /// A digest from its buckets (for instance received from a peer).
+    /// A digest from its `bucketCount` bucket hashes (a programming error otherwise).
     public init(buckets: [UInt64]) {
         precondition(buckets.count == Digest.bucketCount, "a digest has \(Digest.bucketCount) buckets")
         self.buckets = buckets
