@@ -1,0 +1,45 @@
+/// Why an XMPP connection could not reach a ready session, with what a user needs to act
+/// on it: which step failed, what the server said and what to change.
+///
+/// New kinds can be added without breaking the API; equality compares every field.
+public struct ConnectionError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong, in broad terms.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// A configuration value (the JID) that cannot be used.
+        public static let invalidConfiguration = Kind("invalid configuration")
+        /// TLS is required but the server does not offer it, refused it, or requires TLS
+        /// that the configuration disabled.
+        public static let tlsUnavailable = Kind("TLS unavailable")
+        /// None of the server's SASL mechanisms may be used on this stream.
+        public static let noUsableMechanism = Kind("no usable SASL mechanism")
+        /// The server rejected the authentication, or failed to prove it knows the password.
+        public static let authenticationFailed = Kind("authentication failed")
+        /// The server refused to bind a resource.
+        public static let bindFailed = Kind("resource binding failed")
+        /// The server closed the stream with a stream error (RFC 6120 §4.9).
+        public static let streamError = Kind("stream error")
+        /// The server closed the stream without a stream error before the session was ready.
+        public static let streamClosed = Kind("stream closed")
+        /// The server (or the driver) did something the protocol does not allow at this point.
+        public static let protocolViolation = Kind("protocol violation")
+
+        public var description: String { name }
+    }
+
+    /// The kind of failure.
+    public var kind: Kind
+    /// What happened and what to do about it.
+    public var detail: String
+
+    /// A connection error.
+    public init(_ kind: Kind, _ detail: String) {
+        self.kind = kind
+        self.detail = detail
+    }
+
+    /// `KIND: DETAIL`.
+    public var description: String { "\(kind): \(detail)" }
+}
