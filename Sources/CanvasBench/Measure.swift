@@ -4,7 +4,9 @@ public struct Timing: Sendable {
     /// Every run's duration, in seconds, sorted.
     public let runs: [Double]
 
+    /// The middle run.
     public var median: Double { runs[runs.count / 2] }
+    /// The fastest run.
     public var minimum: Double { runs[0] }
 
     /// Runs `body` `warmup` times untimed, then `repetitions` times timed.

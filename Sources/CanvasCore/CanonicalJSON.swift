@@ -86,6 +86,7 @@ public struct CanonicalWriter {
         self.capacity = capacity
     }
 
+    /// One byte.
     @inlinable
     public mutating func byte(_ byte: UInt8) {
         assert(written < capacity, "CanonicalWriter: reserved space exceeded")
@@ -93,6 +94,7 @@ public struct CanonicalWriter {
         written += 1
     }
 
+    /// The bytes of a literal, copied at once.
     @inlinable
     public mutating func literal(_ literal: StaticString) {
         let length = literal.utf8CodeUnitCount

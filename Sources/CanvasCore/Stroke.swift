@@ -156,9 +156,7 @@ extension Stroke {
         }
         if offset == points.count, pending.isEmpty {
             // The common case: the author's next points, right at the end.
-            for (index, point) in zip(offset..., batch) {
-                pointsHash = pointsHash &+ StableHash.point(point, at: index)
-            }
+            addToPointsHash(batch, from: offset)
             points.append(contentsOf: batch)
             return PlaceOutcome(novel: true, changedPoints: offset..<points.count, conflicts: 0)
         }
@@ -194,15 +192,19 @@ extension Stroke {
         }
         if source < batch.endIndex {
             let first = points.count
-            for point in batch[source...] {
-                pointsHash = pointsHash &+ StableHash.point(point, at: index)
-                index += 1
-            }
+            addToPointsHash(batch[source...], from: first)
             points.append(contentsOf: batch[source...])
             outcome.novel = true
             outcome.noteChanged(first..<points.count)
         }
         return outcome
+    }
+
+    /// Adds the hashes of points newly known at indices `first`, `first + 1`, ….
+    private mutating func addToPointsHash(_ newPoints: some Sequence<Point>, from first: Int) {
+        for (index, point) in zip(first..., newPoints) {
+            pointsHash = pointsHash &+ StableHash.point(point, at: index)
+        }
     }
 
     /// Moves every pending run that the drawable prefix now reaches into it; returns the
@@ -230,9 +232,7 @@ extension Stroke {
         if let last = pending.indices.last, pending[last].end == offset {
             // Batches that keep arriving in order after a gap extend the last run in place,
             // in O(batch) rather than by rebuilding the run.
-            for (index, point) in zip(offset..., batch) {
-                pointsHash = pointsHash &+ StableHash.point(point, at: index)
-            }
+            addToPointsHash(batch, from: offset)
             pending[last].points.append(contentsOf: batch)
             outcome.novel = true
             return outcome

@@ -9,6 +9,7 @@ public struct StrokeHeader: Hashable, Sendable {
     /// A recognised shape (legacy `is_shape`): drawn as a polyline, not a smooth curve.
     public var isShape: Bool
 
+    /// A header; `isShape` is false for hand-drawn strokes.
     public init(weight: Double, colour: Colour, start: Point, isShape: Bool = false) {
         self.weight = weight
         self.colour = colour

@@ -3,11 +3,16 @@ public import CanvasCore
 /// A cubic Bézier curve from `p0` to `p3` with control points `p1`, `p2`, parameter
 /// t ∈ [0, 1].
 public struct CubicBezier: Hashable, Sendable {
+    /// The start point (t = 0).
     public var p0: Point
+    /// The control point leaving the start.
     public var p1: Point
+    /// The control point arriving at the end.
     public var p2: Point
+    /// The end point (t = 1).
     public var p3: Point
 
+    /// A curve from its four points.
     public init(_ p0: Point, _ p1: Point, _ p2: Point, _ p3: Point) {
         self.p0 = p0
         self.p1 = p1

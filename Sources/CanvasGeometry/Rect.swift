@@ -2,11 +2,16 @@ public import CanvasCore
 
 /// An axis-aligned rectangle, for bounds and spatial queries.
 public struct Rect: Hashable, Sendable {
+    /// Left edge.
     public var minX: Double
+    /// Top edge (y grows downwards).
     public var minY: Double
+    /// Right edge.
     public var maxX: Double
+    /// Bottom edge.
     public var maxY: Double
 
+    /// A rectangle from its edges.
     public init(minX: Double, minY: Double, maxX: Double, maxY: Double) {
         self.minX = minX
         self.minY = minY
@@ -24,7 +29,9 @@ public struct Rect: Hashable, Sendable {
         }
     }
 
+    /// Horizontal extent.
     public var width: Double { maxX - minX }
+    /// Vertical extent.
     public var height: Double { maxY - minY }
 
     /// Grows the rectangle to hold `point`.
