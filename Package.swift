@@ -21,6 +21,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .target(name: "CanvasCore", swiftSettings: strict),
@@ -29,7 +31,13 @@ let package = Package(
         .target(name: "CanvasSVG", dependencies: ["CanvasCore", "CanvasGeometry"], swiftSettings: strict),
         .systemLibrary(name: "CExpat", pkgConfig: "expat", providers: [.apt(["libexpat1-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
-        .target(name: "XMPP", dependencies: ["CExpat", "COpenSSL"], swiftSettings: strict),
+        .target(
+            name: "XMPP",
+            dependencies: [
+                "CExpat", "COpenSSL", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
         .target(name: "CanvasStore", dependencies: ["CanvasCore", "CanvasProtocol"], swiftSettings: strict),
         .target(
             name: "CanvasNode", dependencies: ["CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasStore"],
@@ -65,7 +73,13 @@ let package = Package(
             name: "CanvasNodeTests",
             dependencies: ["CanvasCore", "CanvasProtocol", "CanvasStore", "CanvasNode", "CanvasTestSupport"],
             swiftSettings: strict),
-        .testTarget(name: "XMPPTests", dependencies: ["XMPP", "CanvasTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "XMPPTests",
+            dependencies: [
+                "XMPP", "CanvasTestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
         .testTarget(name: "CanvasCLITests", dependencies: ["canvas"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
