@@ -7,6 +7,9 @@ public struct XMPPConnectionConfiguration: Sendable {
         /// Never start TLS: for tests against a local server only. PLAIN is then refused,
         /// and a server that requires TLS is reported as such.
         case disabledForTesting
+        /// The connection is TLS from its first byte (XEP-0368, "direct TLS"): the stream
+        /// starts encrypted and STARTTLS is not negotiated.
+        case direct
     }
 
     /// Creates the SCRAM exchange for a hash, username and password; tests inject a fixed
@@ -24,6 +27,8 @@ public struct XMPPConnectionConfiguration: Sendable {
     public var tlsPolicy: TLSPolicy
     /// The largest stanza the driver's `XMLStreamParser` accepts, in bytes.
     public var maximumStanzaSize: Int
+    /// Whether to enable or resume XEP-0198 stream management after authentication.
+    public var streamManagement: StreamManagementRequest
     public var makeSCRAMClient: SCRAMClientFactory
 
     /// A configuration for `jid` (`local@domain` or `local@domain/resource`).
@@ -32,6 +37,7 @@ public struct XMPPConnectionConfiguration: Sendable {
         password: String,
         tlsPolicy: TLSPolicy = .required,
         maximumStanzaSize: Int = 256 * 1024,
+        streamManagement: StreamManagementRequest = .enable,
         makeSCRAMClient: @escaping SCRAMClientFactory = XMPPConnectionConfiguration.randomNonceSCRAMClient
     ) throws(ConnectionError) {
         var bare = jid[...]
@@ -61,6 +67,7 @@ public struct XMPPConnectionConfiguration: Sendable {
         self.password = password
         self.tlsPolicy = tlsPolicy
         self.maximumStanzaSize = maximumStanzaSize
+        self.streamManagement = streamManagement
         self.makeSCRAMClient = makeSCRAMClient
     }
 

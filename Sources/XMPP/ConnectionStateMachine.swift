@@ -1,5 +1,6 @@
 /// The client side of an XMPP stream (RFC 6120) from the first header to a ready session:
-/// STARTTLS, SASL, stream restarts and resource binding, as a value-type state machine.
+/// STARTTLS, SASL, stream restarts, resource binding and XEP-0198 stream management
+/// (enabling it, or resuming an earlier session), as a value-type state machine.
 ///
 /// It performs no I/O and reads no clock. Its driver feeds it the `XMLStreamEvent`s its
 /// parser produces and carries out the `ConnectionAction`s it returns, in order:
@@ -8,15 +9,24 @@
 /// var machine = XMPPConnectionStateMachine(configuration: configuration)
 /// perform(machine.start())                       // send the stream header
 /// for event in try parser.feed(bytes) {
-///     perform(machine.handle(event))             // .send, .startTLS, .resetParser, .ready, .fail
+///     perform(machine.handle(event))             // .send, .startTLS, .resetParser, .ready, .fail, ...
 /// }
 /// perform(machine.tlsEstablished())              // once the TLS handshake of .startTLS is done
 /// ```
+///
+/// After authentication, with stream management offered: for `.resume(token)` it sends
+/// `<resume/>` instead of binding and returns `.resumed`, or `.resumptionFailed` and goes on
+/// with a fresh session; on a fresh session, unless stream management is `.disabled`, it
+/// sends `<enable/>` after binding and returns `.ready` only once the server answers.
+/// Acks and counters on the ready session are the driver's, through
+/// `StreamManagementState`.
 ///
 /// After `.fail` the machine ignores every event; the driver closes the connection.
 public struct XMPPConnectionStateMachine: Sendable {
     public let configuration: XMPPConnectionConfiguration
     private var state: State = .idle
+    /// The SASL mechanism chosen for this connection, once authentication has begun.
+    public private(set) var negotiatedMechanism: SASLMechanism?
 
     /// How far the stream has come: each restart opens a stream at a later stage.
     private enum Stage: Sendable {
@@ -24,7 +34,7 @@ public struct XMPPConnectionStateMachine: Sendable {
         case initial
         /// Encrypted (or TLS disabled for testing), not authenticated.
         case secured
-        /// Authenticated: only resource binding is left.
+        /// Authenticated: only resource binding (or resumption) and stream management are left.
         case authenticated
     }
 
@@ -59,6 +69,11 @@ public struct XMPPConnectionStateMachine: Sendable {
         case authenticating(Exchange, mechanism: SASLMechanism, encrypted: Bool)
         /// The bind request is sent; its result is expected.
         case awaitingBindResult(streamManagementOffered: Bool)
+        /// `<resume/>` is sent; `<resumed/>` or `<failed/>` is expected.
+        case awaitingResumed(StreamResumptionToken)
+        /// The resource is bound and `<enable/>` sent; `<enabled/>` or `<failed/>` is
+        /// expected, and stanzas are delivered meanwhile.
+        case awaitingEnabled(fullJID: String)
         /// The session is ready; stanzas are delivered.
         case ready(fullJID: String)
         /// The connection failed; every event is ignored.
@@ -82,7 +97,9 @@ public struct XMPPConnectionStateMachine: Sendable {
         guard case .idle = state else {
             return fail(.protocolViolation, "start() was called on a connection that has already started")
         }
-        state = .awaitingStreamHeader(.initial, encrypted: false)
+        state =
+            configuration.tlsPolicy == .direct
+            ? .awaitingStreamHeader(.secured, encrypted: true) : .awaitingStreamHeader(.initial, encrypted: false)
         return [.send(ConnectionStreamHeader.opening(to: configuration.domain))]
     }
 
@@ -170,6 +187,25 @@ public struct XMPPConnectionStateMachine: Sendable {
                 element.attribute("id") == Self.bindRequestID
             else { break }
             return completeBinding(element, streamManagementOffered: streamManagementOffered)
+        case .awaitingResumed(let token):
+            guard element.namespace == XMPPNamespace.streamManagement else { break }
+            switch element.name {
+            case "resumed": return completeResumption(element, token: token)
+            case "failed": return bindAfterFailedResumption(element, token: token)
+            default: break
+            }
+        case .awaitingEnabled(let fullJID):
+            guard element.namespace == XMPPNamespace.streamManagement else {
+                return [.deliver(element)]
+            }
+            switch element.name {
+            case "enabled": return completeEnabling(element, fullJID: fullJID)
+            case "failed":
+                // Not fatal: the session works without stream management.
+                state = .ready(fullJID: fullJID)
+                return [.ready(fullJID: fullJID, streamManagement: nil)]
+            default: break
+            }
         case .ready:
             return [.deliver(element)]
         case .idle, .awaitingStreamHeader, .awaitingTLSEstablished, .failed:
@@ -205,6 +241,9 @@ public struct XMPPConnectionStateMachine: Sendable {
                 )
             }
             return startAuthentication(features: features, encrypted: false)
+        case .direct:
+            // Unreachable: a direct TLS stream starts at the secured stage.
+            return startAuthentication(features: features, encrypted: true)
         }
     }
 
@@ -217,6 +256,7 @@ public struct XMPPConnectionStateMachine: Sendable {
         let initialResponse: [UInt8]
         do {
             mechanism = try SASLMechanism.strongest(offered: offered, streamIsEncrypted: encrypted)
+            negotiatedMechanism = mechanism
             if let hash = mechanism.scramHash {
                 let scram = try configuration.makeSCRAMClient(hash, configuration.localpart, configuration.password)
                 exchange = .scram(scram, .serverFirst)
@@ -292,8 +332,23 @@ public struct XMPPConnectionStateMachine: Sendable {
         guard features.child(named: "bind", namespace: XMPPNamespace.bind) != nil else {
             return fail(.protocolViolation, "the server offers no resource binding after authentication (RFC 6120 §7)")
         }
-        let streamManagement = features.child(named: "sm", namespace: XMPPNamespace.streamManagement) != nil
-        state = .awaitingBindResult(streamManagementOffered: streamManagement)
+        let streamManagementOffered =
+            features.child(named: "sm", namespace: XMPPNamespace.streamManagement) != nil
+        guard case .resume(let token) = configuration.streamManagement else {
+            return requestBinding(streamManagementOffered: streamManagementOffered)
+        }
+        guard streamManagementOffered else {
+            let reason =
+                "the server \(configuration.domain) no longer offers stream management, so the session '\(token.id)' cannot be resumed"
+            return [.resumptionFailed(reason: reason, acknowledgedByServer: nil)]
+                + requestBinding(streamManagementOffered: false)
+        }
+        state = .awaitingResumed(token)
+        return [.send(StreamManagementElement.resume(token))]
+    }
+
+    private mutating func requestBinding(streamManagementOffered: Bool) -> [ConnectionAction] {
+        state = .awaitingBindResult(streamManagementOffered: streamManagementOffered)
         let resource =
             configuration.resource.map {
                 [XMLNode.element(XMLElement(name: "resource", namespace: XMPPNamespace.bind, children: [.text($0)]))]
@@ -316,8 +371,12 @@ public struct XMPPConnectionStateMachine: Sendable {
             guard !jid.isEmpty else {
                 return fail(.protocolViolation, "the server's answer to resource binding holds no <jid>")
             }
-            state = .ready(fullJID: jid)
-            return [.ready(fullJID: jid, streamManagementOffered: streamManagementOffered)]
+            guard streamManagementOffered, configuration.streamManagement != .disabled else {
+                state = .ready(fullJID: jid)
+                return [.ready(fullJID: jid, streamManagement: nil)]
+            }
+            state = .awaitingEnabled(fullJID: jid)
+            return [.send(StreamManagementElement.enable)]
         case "error":
             let error = iq.child(named: "error")
             let condition =
@@ -334,6 +393,55 @@ public struct XMPPConnectionStateMachine: Sendable {
                 .protocolViolation,
                 "the server answered resource binding with an iq of type \(iq.attribute("type") ?? "(none)")")
         }
+    }
+
+    private mutating func completeResumption(
+        _ resumed: XMLElement, token: StreamResumptionToken
+    ) -> [ConnectionAction] {
+        guard resumed.attribute("previd") == token.id else {
+            return fail(
+                .protocolViolation,
+                "the server resumed the session '\(resumed.attribute("previd") ?? "(none)")', but this client asked to resume '\(token.id)'"
+            )
+        }
+        let acknowledged: UInt32
+        do {
+            acknowledged = try StreamManagementElement.handledCount(of: resumed, required: true) ?? 0
+        } catch {
+            return fail(error.kind, error.detail)
+        }
+        state = .ready(fullJID: token.fullJID)
+        return [.resumed(previousID: token.id, acknowledgedByServer: acknowledged)]
+    }
+
+    private mutating func bindAfterFailedResumption(
+        _ failed: XMLElement, token: StreamResumptionToken
+    ) -> [ConnectionAction] {
+        let condition =
+            failed.elements.first { $0.namespace == XMPPNamespace.stanzaErrors && $0.name != "text" }?.name
+            ?? "undefined-condition"
+        let text = failed.child(named: "text", namespace: XMPPNamespace.stanzaErrors)?.text
+        let advice =
+            condition == "item-not-found"
+            ? ": the session expired on the server (or the server restarted)" : ""
+        let reason =
+            "the server could not resume the session '\(token.id)' (\(condition)\(text.map { ": \($0)" } ?? ""))\(advice); starting a fresh session"
+        // An unreadable h only costs duplicates: every unacknowledged stanza is resent.
+        let acknowledged = try? StreamManagementElement.handledCount(of: failed, required: false)
+        return [.resumptionFailed(reason: reason, acknowledgedByServer: acknowledged)]
+            + requestBinding(streamManagementOffered: true)
+    }
+
+    private mutating func completeEnabling(_ enabled: XMLElement, fullJID: String) -> [ConnectionAction] {
+        let resumable = ["true", "1"].contains(enabled.attribute("resume"))
+        let id = enabled.attribute("id").flatMap { $0.isEmpty ? nil : $0 }
+        // A malformed max only loses a hint; the session goes on.
+        let maximum = enabled.attribute("max").flatMap { UInt32($0) }.map { Duration.seconds(Int64($0)) }
+        let granted = StreamManagementEnabled(
+            resumptionID: resumable ? id : nil, maximumResumptionTime: maximum,
+            location: enabled.attribute("location"))
+        state = .ready(fullJID: fullJID)
+        return [.ready(fullJID: fullJID, streamManagement: granted)]
     }
 
     // MARK: Helpers
@@ -370,6 +478,8 @@ public struct XMPPConnectionStateMachine: Sendable {
         case .awaitingTLSEstablished: "waiting for the TLS handshake"
         case .authenticating(_, let mechanism, _): "authenticating with \(mechanism.rawValue)"
         case .awaitingBindResult: "waiting for resource binding"
+        case .awaitingResumed: "waiting for the answer to stream resumption"
+        case .awaitingEnabled: "waiting for the answer to enabling stream management"
         case .ready: "the session is ready"
         case .failed: "the connection has failed"
         }

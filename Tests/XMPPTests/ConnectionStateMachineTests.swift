@@ -55,6 +55,8 @@ private enum Server {
     static let bindAndStreamManagement =
         "<bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/><sm xmlns='urn:xmpp:sm:3'/>"
 
+    static let bindOnly = "<bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/>"
+
     static func bindResult(_ jid: String) -> String {
         "<iq type='result' id='bind_1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><jid>\(jid)</jid></bind></iq>"
     }
@@ -64,11 +66,12 @@ private let clientHeader =
     "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' to='example.org' version='1.0'>"
 
 private func configuration(
-    _ vector: SCRAMVector = .sha1, tls: XMPPConnectionConfiguration.TLSPolicy = .required, password: String = "pencil"
+    _ vector: SCRAMVector = .sha1, tls: XMPPConnectionConfiguration.TLSPolicy = .required, password: String = "pencil",
+    streamManagement: StreamManagementRequest = .enable
 ) throws -> XMPPConnectionConfiguration {
     let nonce = vector.clientNonce
     return try XMPPConnectionConfiguration(
-        jid: "user@example.org/canvas", password: password, tlsPolicy: tls,
+        jid: "user@example.org/canvas", password: password, tlsPolicy: tls, streamManagement: streamManagement,
         makeSCRAMClient: { hash, username, password throws(SASLError) in
             try SCRAMClient(hash: hash, username: username, password: password, clientNonce: nonce)
         })
@@ -79,6 +82,27 @@ private func saslSend(_ name: String, _ data: String, mechanism: String? = nil) 
     return .send(
         "<\(name) xmlns='urn:ietf:params:xml:ns:xmpp-sasl'\(attribute)>\(Crypto.base64Encode(Array(data.utf8)))</\(name)>"
     )
+}
+
+private let bindRequest = ConnectionAction.send(
+    "<iq type='set' id='bind_1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><resource>canvas</resource></bind></iq>"
+)
+
+private let enable = ConnectionAction.send("<enable xmlns='urn:xmpp:sm:3' resume='true'/>")
+
+/// A connection without TLS, through SCRAM-SHA-1 and the restart after authentication:
+/// the server's post-authentication features come next.
+private func authenticated(
+    streamManagement: StreamManagementRequest = .enable
+) throws -> ScriptedConnection {
+    let vector = SCRAMVector.sha1
+    var connection = ScriptedConnection(
+        try configuration(vector, tls: .disabledForTesting, streamManagement: streamManagement))
+    _ = connection.machine.start()
+    _ = try connection.server(Server.header + Server.features(Server.mechanisms("SCRAM-SHA-1")))
+    _ = try connection.server(Server.sasl("challenge", vector.serverFirst))
+    #expect(try connection.server(Server.sasl("success", vector.serverFinal)) == [.resetParser, .send(clientHeader)])
+    return connection
 }
 
 private func failure(in actions: [ConnectionAction]) -> ConnectionError? {
@@ -121,9 +145,16 @@ struct ConnectionStateMachineTests {
                         "<iq type='set' id='bind_1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><resource>canvas</resource></bind></iq>"
                     )
                 ])
+        #expect(try connection.server(Server.bindResult("user@example.org/canvas")) == [enable])
+        #expect(connection.machine.fullJID == nil, "the session is not ready before <enabled/>")
         #expect(
-            try connection.server(Server.bindResult("user@example.org/canvas"))
-                == [.ready(fullJID: "user@example.org/canvas", streamManagementOffered: true)])
+            try connection.server("<enabled xmlns='urn:xmpp:sm:3' id='sm-1' resume='true' max='300'/>")
+                == [
+                    .ready(
+                        fullJID: "user@example.org/canvas",
+                        streamManagement: StreamManagementEnabled(
+                            resumptionID: "sm-1", maximumResumptionTime: .seconds(300)))
+                ])
         #expect(connection.machine.fullJID == "user@example.org/canvas")
 
         let message = "<message from='room@muc.example.org/alice' type='groupchat'><body>hi</body></message>"
@@ -156,12 +187,10 @@ struct ConnectionStateMachineTests {
             try connection.server("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>") == [
                 .resetParser, .send(clientHeader),
             ])
-        #expect(
-            try connection.server(Server.header + Server.features("<bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/>"))
-                .count == 1)
+        #expect(try connection.server(Server.header + Server.features(Server.bindOnly)).count == 1)
         #expect(
             try connection.server(Server.bindResult("user@example.org/canvas"))
-                == [.ready(fullJID: "user@example.org/canvas", streamManagementOffered: false)])
+                == [.ready(fullJID: "user@example.org/canvas", streamManagement: nil)])
     }
 
     @Test func plainIsRefusedWithoutTLS() throws {
@@ -298,5 +327,213 @@ struct ConnectionStateMachineTests {
         #expect(throws: ConnectionError.self) {
             try XMPPConnectionConfiguration(jid: jid, password: "pencil")
         }
+    }
+}
+
+/// XEP-0198 after authentication: enabling, resuming, and falling back to a fresh session.
+@Suite("XMPPConnectionStateMachine stream management")
+struct ConnectionStreamManagementTests {
+    static let fullJID = "user@example.org/canvas"
+    static let token = StreamResumptionToken(id: "sm-1", inboundCount: 7, fullJID: "user@example.org/old")
+    static let resume = ConnectionAction.send("<resume xmlns='urn:xmpp:sm:3' previd='sm-1' h='7'/>")
+
+    /// Binds the resource on a connection whose post-authentication features offer
+    /// `features`, and returns the actions of the bind result.
+    private static func bind(_ connection: inout ScriptedConnection, features: String) throws -> [ConnectionAction] {
+        #expect(try connection.server(Server.header + Server.features(features)) == [bindRequest])
+        return try connection.server(Server.bindResult(fullJID))
+    }
+
+    @Test(arguments: [
+        (
+            "<enabled xmlns='urn:xmpp:sm:3' id='sm-1' resume='1' location='[2001:db8::1]:5222'/>",
+            StreamManagementEnabled(resumptionID: "sm-1", location: "[2001:db8::1]:5222")
+        ),
+        ("<enabled xmlns='urn:xmpp:sm:3' id='sm-1'/>", StreamManagementEnabled()),
+        ("<enabled xmlns='urn:xmpp:sm:3' resume='true' max='soon'/>", StreamManagementEnabled()),
+        (
+            "<enabled xmlns='urn:xmpp:sm:3' id='sm-1' resume='false' max='60'/>",
+            StreamManagementEnabled(maximumResumptionTime: .seconds(60))
+        ),
+    ])
+    func enabledIsReadAsGranted(enabled: String, granted: StreamManagementEnabled) throws {
+        var connection = try authenticated()
+        #expect(try Self.bind(&connection, features: Server.bindAndStreamManagement) == [enable])
+        #expect(try connection.server(enabled) == [.ready(fullJID: Self.fullJID, streamManagement: granted)])
+    }
+
+    @Test func failedEnableIsReadyWithoutStreamManagement() throws {
+        var connection = try authenticated()
+        #expect(try Self.bind(&connection, features: Server.bindAndStreamManagement) == [enable])
+        #expect(
+            try connection.server(
+                "<failed xmlns='urn:xmpp:sm:3'><unexpected-request xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/></failed>"
+            ) == [.ready(fullJID: Self.fullJID, streamManagement: nil)])
+        #expect(connection.machine.fullJID == Self.fullJID)
+    }
+
+    @Test func notOfferedIsReadyWithoutStreamManagement() throws {
+        var connection = try authenticated()
+        #expect(
+            try Self.bind(&connection, features: Server.bindOnly)
+                == [.ready(fullJID: Self.fullJID, streamManagement: nil)])
+    }
+
+    @Test func disabledNeverEnables() throws {
+        var connection = try authenticated(streamManagement: .disabled)
+        #expect(
+            try Self.bind(&connection, features: Server.bindAndStreamManagement)
+                == [.ready(fullJID: Self.fullJID, streamManagement: nil)])
+    }
+
+    /// A stanza between binding and `<enabled/>` is delivered at once, before `.ready`: the
+    /// server does not count it, so the driver, without a `StreamManagementState` yet, must not.
+    @Test func stanzaBeforeEnabledIsDeliveredBeforeReady() throws {
+        var connection = try authenticated()
+        #expect(try Self.bind(&connection, features: Server.bindAndStreamManagement) == [enable])
+        let actions = try connection.server(
+            "<message from='alice@example.org/a' id='m1'><body>early</body></message>"
+                + "<presence from='alice@example.org/a'/>"
+                + "<enabled xmlns='urn:xmpp:sm:3' id='sm-2' resume='true'/>"
+                + "<message from='alice@example.org/a' id='m2'><body>late</body></message>")
+        #expect(actions.count == 4)
+        guard actions.count == 4, case .deliver(let early) = actions[0], case .deliver(let presence) = actions[1],
+            case .deliver(let late) = actions[3]
+        else {
+            Issue.record("expected deliver, deliver, ready, deliver; got \(actions)")
+            return
+        }
+        #expect(early.attribute("id") == "m1" && presence.name == "presence" && late.attribute("id") == "m2")
+        #expect(
+            actions[2] == .ready(fullJID: Self.fullJID, streamManagement: StreamManagementEnabled(resumptionID: "sm-2"))
+        )
+    }
+
+    @Test func unexpectedStreamManagementElementBeforeEnabledFails() throws {
+        var connection = try authenticated()
+        _ = try Self.bind(&connection, features: Server.bindAndStreamManagement)
+        let error = failure(in: try connection.server("<r xmlns='urn:xmpp:sm:3'/>"))
+        #expect(
+            error?.detail
+                == "the server sent <r xmlns='urn:xmpp:sm:3'> while waiting for the answer to enabling stream management"
+        )
+    }
+
+    /// The old session sent four stanzas; the server handled two of them before the
+    /// connection dropped, so the other two are resent on the resumed stream.
+    @Test func resumptionResendsWhatTheServerMissed() throws {
+        var old = StreamManagementState(enabled: StreamManagementEnabled(resumptionID: "sm-1"))
+        for index in 1...4 { old.outbound("<message id='\(index)'/>") }
+        for _ in 1...7 { old.inboundStanzaHandled() }
+        let token = try #require(old.resumptionToken(fullJID: "user@example.org/old"))
+        #expect(token == Self.token)
+
+        var connection = try authenticated(streamManagement: .resume(token))
+        #expect(try connection.server(Server.header + Server.features(Server.bindAndStreamManagement)) == [Self.resume])
+        #expect(connection.machine.fullJID == nil)
+        #expect(
+            try connection.server("<resumed xmlns='urn:xmpp:sm:3' previd='sm-1' h='2'/>")
+                == [.resumed(previousID: "sm-1", acknowledgedByServer: 2)])
+        #expect(connection.machine.fullJID == "user@example.org/old", "a resumed session keeps its full JID")
+
+        let resend = try old.resumed(acknowledgedByServer: 2)
+        #expect(resend == ["<message id='3'/>", "<message id='4'/>"])
+        for stanza in resend { old.outbound(stanza) }
+        #expect(old.outboundCount == 4 && old.acknowledgedOutboundCount == 2)
+        #expect(old.inboundCount == 7, "inbound counting goes on from the old session")
+
+        let delivered = try connection.server("<message from='alice@example.org/a'><body>missed</body></message>")
+        guard case .deliver(let message) = delivered.first else {
+            Issue.record("expected the message delivered, got \(delivered)")
+            return
+        }
+        #expect(message.child(named: "body")?.text == "missed")
+    }
+
+    @Test func resumedWithAnotherSessionFails() throws {
+        var connection = try authenticated(streamManagement: .resume(Self.token))
+        _ = try connection.server(Server.header + Server.features(Server.bindAndStreamManagement))
+        let error = failure(in: try connection.server("<resumed xmlns='urn:xmpp:sm:3' previd='sm-9' h='2'/>"))
+        #expect(error?.kind == .protocolViolation)
+        #expect(error?.detail == "the server resumed the session 'sm-9', but this client asked to resume 'sm-1'")
+    }
+
+    @Test func resumedWithInvalidHFails() throws {
+        var connection = try authenticated(streamManagement: .resume(Self.token))
+        _ = try connection.server(Server.header + Server.features(Server.bindAndStreamManagement))
+        let error = failure(in: try connection.server("<resumed xmlns='urn:xmpp:sm:3' previd='sm-1' h='-1'/>"))
+        #expect(error?.kind == .protocolViolation)
+        #expect(error?.detail.contains("h='-1', which is not a count") == true)
+    }
+
+    /// The server forgot the session: bind a fresh one, enable stream management again, and
+    /// resend what the server did not handle according to the `h` of its `<failed/>`.
+    @Test func failedResumptionBindsAndEnablesAFreshSession() throws {
+        var old = StreamManagementState(enabled: StreamManagementEnabled(resumptionID: "sm-1"))
+        for index in 1...3 { old.outbound("<message id='\(index)'/>") }
+
+        var connection = try authenticated(streamManagement: .resume(Self.token))
+        #expect(try connection.server(Server.header + Server.features(Server.bindAndStreamManagement)) == [Self.resume])
+        #expect(
+            try connection.server(
+                "<failed xmlns='urn:xmpp:sm:3' h='1'><item-not-found xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/></failed>"
+            ) == [
+                .resumptionFailed(
+                    reason:
+                        "the server could not resume the session 'sm-1' (item-not-found): the session expired on the server (or the server restarted); starting a fresh session",
+                    acknowledgedByServer: 1),
+                bindRequest,
+            ])
+        #expect(try connection.server(Server.bindResult(Self.fullJID)) == [enable])
+        #expect(
+            try connection.server("<enabled xmlns='urn:xmpp:sm:3' id='sm-2' resume='true'/>")
+                == [.ready(fullJID: Self.fullJID, streamManagement: StreamManagementEnabled(resumptionID: "sm-2"))])
+        #expect(connection.machine.fullJID == Self.fullJID)
+        #expect(
+            old.takeUnacknowledgedForFreshSession(acknowledgedByServer: 1) == [
+                "<message id='2'/>", "<message id='3'/>",
+            ])
+    }
+
+    @Test func resumptionWithoutStreamManagementOfferedBindsAFreshSession() throws {
+        var connection = try authenticated(streamManagement: .resume(Self.token))
+        #expect(
+            try connection.server(Server.header + Server.features(Server.bindOnly)) == [
+                .resumptionFailed(
+                    reason:
+                        "the server example.org no longer offers stream management, so the session 'sm-1' cannot be resumed",
+                    acknowledgedByServer: nil),
+                bindRequest,
+            ])
+        #expect(
+            try connection.server(Server.bindResult(Self.fullJID))
+                == [.ready(fullJID: Self.fullJID, streamManagement: nil)])
+    }
+}
+
+@Suite("Direct TLS")
+struct DirectTLSConnectionTests {
+    /// XEP-0368: the stream is encrypted from the start, so the first features offer SASL
+    /// (PLAIN included) and STARTTLS is never sent.
+    @Test func aDirectTLSStreamAuthenticatesAtOnce() throws {
+        let configuration = try XMPPConnectionConfiguration(jid: "juliet@example.org", password: "pencil", tlsPolicy: .direct)
+        var machine = XMPPConnectionStateMachine(configuration: configuration)
+        let parser = XMLStreamParser()
+        _ = machine.start()
+        var actions: [ConnectionAction] = []
+        let server = """
+            <?xml version='1.0'?><stream:stream xmlns='jabber:client' \
+            xmlns:stream='http://etherx.jabber.org/streams' from='example.org' id='s1' version='1.0'>\
+            <stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>
+            """
+        for event in try parser.feed(Array(server.utf8)) {
+            actions += machine.handle(event)
+        }
+        guard case .send(let auth)? = actions.first, actions.count == 1 else {
+            Issue.record("expected one <auth>, got \(actions)")
+            return
+        }
+        #expect(auth.contains("mechanism='PLAIN'"))
+        #expect(!auth.contains("starttls"))
     }
 }
