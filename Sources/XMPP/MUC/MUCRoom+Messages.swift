@@ -1,0 +1,85 @@
+extension MUCRoom {
+    /// A groupchat message with `body` to the room, with id `stanzaID` and the same id as
+    /// XEP-0359 `<origin-id/>` (some services replace `id` in the reflection; the origin-id
+    /// survives). The id is remembered so that the reflection counts as `isOwn`.
+    public mutating func message(body: String, stanzaID: String) -> XMLElement {
+        sentMessageIDs.append(stanzaID)
+        if sentMessageIDs.count > Self.rememberedMessageIDs {
+            sentMessageIDs.removeFirst(sentMessageIDs.count - Self.rememberedMessageIDs)
+        }
+        return MUCStanza.element(
+            "message", XMPPNamespace.client, ["to": configuration.roomJID, "type": "groupchat", "id": stanzaID],
+            [
+                MUCStanza.text("body", XMPPNamespace.client, body),
+                MUCStanza.element("origin-id", MUCNamespace.stanzaID, ["id": stanzaID]),
+            ])
+    }
+
+    mutating func handleMessage(_ message: XMLElement, from sender: MUCAddress) -> [MUCEvent] {
+        if let result = message.child(named: "result", namespace: MUCNamespace.archive) {
+            // Archive results come from the room's bare JID; from an occupant they are forged.
+            guard sender.resource == nil else { return [] }
+            return handleArchiveResult(result)
+        }
+        switch message.attribute("type") {
+        case "error":
+            let error = MUCStanzaError(of: message)
+            return [.messageRejected(stanzaID: message.attribute("id"), condition: error.condition, text: error.text)]
+        case "groupchat":
+            return handleGroupchat(message)
+        default:
+            // Private messages, invitations, voice requests: not about the shared room.
+            return []
+        }
+    }
+
+    mutating func handleGroupchat(_ message: XMLElement) -> [MUCEvent] {
+        guard case .joined(let catchUp) = state else { return [] }
+        var events: [MUCEvent] = []
+        let isDelayed = message.child(named: "delay", namespace: MUCNamespace.delay) != nil
+        let archiveID = roomStanzaID(of: message)
+        if let delivered = makeMessage(message, source: isDelayed ? .history : .live, archiveID: archiveID) {
+            events.append(.message(delivered))
+            if isDelayed, case .history(let count) = catchUp {
+                state = .joined(.history(messages: count + 1))
+            }
+        } else if message.child(named: "subject", namespace: message.namespace) != nil,
+            case .history(let count) = catchUp
+        {
+            // XEP-0045 §7.2.15: the subject follows the history.
+            state = .joined(.finished)
+            events.append(.catchUpFinished(messages: count, usedArchive: false))
+        }
+        // While paging through the archive, a live id would skip the pages not fetched yet
+        // if the connection dropped now: the archive results move the position instead.
+        if let archiveID, archiveID != archivePosition, !isPagingArchive {
+            archivePosition = archiveID
+            events.append(.archivePosition(archiveID))
+        }
+        return events
+    }
+
+    var isPagingArchive: Bool {
+        if case .joined(.archive) = state { true } else { false }
+    }
+
+    /// The XEP-0359 `<stanza-id/>` the room set; those set by anyone else are not ids in
+    /// this room's archive (and a sender could forge them).
+    func roomStanzaID(of message: XMLElement) -> String? {
+        message.children(named: "stanza-id", namespace: MUCNamespace.stanzaID)
+            .first { $0.attribute("by").map { MUCAddress($0).bare == roomAddress } ?? false }?
+            .attribute("id")
+    }
+
+    /// The message in `stanza` (a groupchat message, live or archived), `nil` without a body.
+    func makeMessage(_ stanza: XMLElement, source: MUCMessage.Source, archiveID: String?) -> MUCMessage? {
+        guard let body = stanza.child(named: "body", namespace: stanza.namespace)?.text else { return nil }
+        let senderNickname = stanza.attribute("from").flatMap { MUCAddress($0).resource }
+        let id = stanza.attribute("id")
+        let originID = stanza.child(named: "origin-id", namespace: MUCNamespace.stanzaID)?.attribute("id")
+        let sentByUs = [id, originID].contains { $0.map(sentMessageIDs.contains) ?? false }
+        return MUCMessage(
+            body: body, fromNickname: senderNickname, stanzaID: id ?? originID, archiveID: archiveID,
+            isOwn: sentByUs || senderNickname == nickname, source: source)
+    }
+}
