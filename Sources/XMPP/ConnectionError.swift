@@ -26,7 +26,23 @@ public struct ConnectionError: Error, Hashable, Sendable, CustomStringConvertibl
         /// The server (or the driver) did something the protocol does not allow at this point.
         public static let protocolViolation = Kind("protocol violation")
 
+        /// The TCP connection could not be made, or broke.
+        public static let connectionLost = Kind("connection lost")
+        /// The TLS handshake failed or the server's certificate was not trusted.
+        public static let tlsFailed = Kind("TLS failed")
+        /// The server did not answer in time (connect, handshake or keepalive).
+        public static let timeout = Kind("timeout")
+        /// Our side closed the connection.
+        public static let closedByClient = Kind("closed by the client")
+
         public var description: String { name }
+
+        /// Whether trying again cannot help until the configuration or the server's
+        /// settings change (bad credentials, no usable mechanism, untrusted certificate).
+        public var isPermanent: Bool {
+            self == .invalidConfiguration || self == .tlsUnavailable || self == .noUsableMechanism
+                || self == .authenticationFailed || self == .tlsFailed
+        }
     }
 
     /// The kind of failure.

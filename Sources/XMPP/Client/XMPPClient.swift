@@ -1,0 +1,235 @@
+public import Logging
+public import NIOCore
+import NIOConcurrencyHelpers
+import NIOPosix
+
+/// What an `XMPPClient` tells the layers above, in order.
+public enum XMPPClientEvent: Sendable {
+    /// The session is ready. `resumed` is true when XEP-0198 resumed the previous session
+    /// (room presences survive, unacknowledged stanzas were resent); after a fresh session
+    /// the layers above must join their rooms again.
+    case online(fullJID: String, resumed: Bool)
+    /// A stanza of the session (messages, presences, iq results and errors).
+    case stanza(XMLElement)
+    /// The connection ended. `reconnectIn` is the wait before the next attempt, `nil` when
+    /// the client has stopped for good: after `stop()`, or after an error that trying again
+    /// cannot cure (`ConnectionError.Kind.isPermanent`).
+    case offline(ConnectionError, reconnectIn: Duration?)
+}
+
+/// An XMPP client connection (RFC 6120) on SwiftNIO that stays up: it connects, secures
+/// and authenticates the stream, resumes or restarts the session after any failure with
+/// exponential backoff and jitter, and keeps the connection alive.
+///
+/// ```
+/// let client = XMPPClient(configuration: configuration, eventLoopGroup: group, logger: logger)
+/// Task { await client.run() }
+/// for await event in client.events { ... client.send(stanza) ... }
+/// ```
+public final class XMPPClient: Sendable {
+    public let configuration: XMPPClientConfiguration
+    /// Everything that happens, in order; finishes when `run()` returns.
+    public let events: AsyncStream<XMPPClientEvent>
+
+    private let continuation: AsyncStream<XMPPClientEvent>.Continuation
+    private let group: any EventLoopGroup
+    private let logger: Logger
+    private let state = NIOLockedValueBox(State())
+
+    private struct State {
+        var channel: (any Channel)?
+        var online = false
+        var stopped = false
+        /// The last connection's stream management state, kept for a resumption.
+        var streamManagement: StreamManagementState?
+        var resumptionToken: StreamResumptionToken?
+        /// Completes the current connection attempt with the error that ended it.
+        var ended: EventLoopPromise<ConnectionError>?
+        var sleeper: Task<Void, Never>?
+    }
+
+    public init(configuration: XMPPClientConfiguration, eventLoopGroup: any EventLoopGroup, logger: Logger) {
+        self.configuration = configuration
+        self.group = eventLoopGroup
+        self.logger = logger
+        (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+    }
+
+    /// Whether the session is ready now.
+    public var isOnline: Bool { state.withLockedValue { $0.online } }
+
+    /// Sends a stanza on the ready session; returns false (and sends nothing) when the
+    /// client is offline. With stream management, a stanza that the server has not
+    /// acknowledged when the connection drops is resent after a resumption; after a fresh
+    /// session it is not (the layers above decide what to send again).
+    @discardableResult
+    public func send(_ stanza: XMLElement) -> Bool {
+        guard let channel = state.withLockedValue({ $0.online ? $0.channel : nil }) else { return false }
+        channel.writeAndFlush(XMPPOutbound.stanza(stanza), promise: nil)
+        return true
+    }
+
+    /// Connects, and reconnects after every failure until `stop()` or a permanent error.
+    public func run() async {
+        var backoff = configuration.backoff
+        var random = SystemRandomNumberGenerator()
+        while !state.withLockedValue({ $0.stopped }) {
+            let began = ContinuousClock.now
+            let error = await connectOnce()
+            let stopped = state.withLockedValue { state in
+                state.online = false
+                state.channel = nil
+                return state.stopped
+            }
+            if stopped {
+                continuation.yield(.offline(error, reconnectIn: nil))
+                break
+            }
+            if error.kind.isPermanent {
+                logger.error("XMPP connection failed and will not be retried", metadata: ["error": "\(error)"])
+                continuation.yield(.offline(error, reconnectIn: nil))
+                break
+            }
+            if ContinuousClock.now - began >= configuration.stableConnection {
+                backoff.reset()
+            }
+            let delay = backoff.nextDelay(random: &random)
+            logger.notice(
+                "XMPP connection lost; reconnecting",
+                metadata: ["error": "\(error)", "in": "\(delay)"])
+            continuation.yield(.offline(error, reconnectIn: delay))
+            await sleep(for: delay)
+        }
+        continuation.finish()
+    }
+
+    /// Closes the stream cleanly (waiting at most a few seconds for the server) and makes
+    /// `run()` return.
+    public func stop() async {
+        let (channel, sleeper) = state.withLockedValue { state in
+            state.stopped = true
+            return (state.channel, state.sleeper)
+        }
+        sleeper?.cancel()
+        if let channel {
+            let closed = channel.eventLoop.makePromise(of: Void.self)
+            channel.writeAndFlush(XMPPOutbound.closeStream, promise: closed)
+            try? await closed.futureResult.get()
+        }
+    }
+
+    // MARK: One connection
+
+    private func sleep(for delay: Duration) async {
+        let task = Task { _ = try? await Task.sleep(for: delay) }
+        let stopped = state.withLockedValue { state in
+            state.sleeper = task
+            return state.stopped
+        }
+        if stopped { task.cancel() }
+        await task.value
+        state.withLockedValue { $0.sleeper = nil }
+    }
+
+    /// One connection, from TCP connect to its end; returns why it ended.
+    private func connectOnce() async -> ConnectionError {
+        var connection = configuration.connection
+        let (previous, token) = state.withLockedValue { ($0.streamManagement, $0.resumptionToken) }
+        if connection.streamManagement != .disabled {
+            connection.streamManagement = token.map { .resume($0) } ?? .enable
+        }
+        let tls: TLSClientConfiguration?
+        let direct: Bool
+        switch configuration.security {
+        case .startTLS(let settings):
+            tls = settings
+            direct = false
+            connection.tlsPolicy = .required
+        case .directTLS(let settings):
+            tls = settings
+            direct = true
+            connection.tlsPolicy = .direct
+        case .noneForTesting:
+            tls = nil
+            direct = false
+            connection.tlsPolicy = .disabledForTesting
+        }
+        let settings = {
+            var settings = configuration
+            settings.connection = connection
+            return settings
+        }()
+        let eventLoop = group.next()
+        let ended = eventLoop.makePromise(of: ConnectionError.self)
+        state.withLockedValue { $0.ended = ended }
+
+        let bootstrap = ClientBootstrap(group: eventLoop)
+            .connectTimeout(TimeAmount(configuration.connectTimeout))
+            .channelOption(.socketOption(.so_keepalive), value: 1)
+            .channelInitializer { [logger] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if direct, let tls {
+                        try channel.pipeline.syncOperations.addHandler(TLSHandler(engine: TLSEngine(client: tls)))
+                    }
+                    let handler = XMPPStreamHandler(
+                        configuration: settings,
+                        startTLS: direct ? nil : tls,
+                        waitsForDirectTLS: direct,
+                        previousStreamManagement: previous,
+                        logger: logger
+                    ) { [weak channel] event in
+                        self.handle(event, channel: channel)
+                    }
+                    try channel.pipeline.syncOperations.addHandler(handler)
+                }
+            }
+        logger.debug(
+            "connecting", metadata: ["host": "\(configuration.host)", "port": "\(configuration.port)"])
+        do {
+            let channel = try await bootstrap.connect(host: configuration.host, port: configuration.port).get()
+            let stopped = state.withLockedValue { state in
+                state.channel = channel
+                return state.stopped
+            }
+            if stopped { channel.close(promise: nil) }
+        } catch {
+            ended.succeed(
+                ConnectionError(
+                    .connectionLost,
+                    "cannot connect to \(configuration.host):\(configuration.port): \(error); check the host, the port and that the server runs"
+                ))
+        }
+        return (try? await ended.futureResult.get())
+            ?? ConnectionError(.connectionLost, "the connection ended without a reason")
+    }
+
+    /// A connection's event, on its event loop.
+    private func handle(_ event: XMPPStreamEvent, channel: (any Channel)?) {
+        switch event {
+        case .ready(let jid, let resumed, let token):
+            state.withLockedValue { state in
+                state.online = true
+                state.resumptionToken = token
+                state.streamManagement = nil
+            }
+            continuation.yield(.online(fullJID: jid, resumed: resumed))
+        case .stanza(let element):
+            continuation.yield(.stanza(element))
+        case .failed(let error, let streamManagement):
+            let ended = state.withLockedValue { state in
+                state.online = false
+                if let streamManagement, let jid = state.resumptionToken?.fullJID {
+                    state.streamManagement = streamManagement
+                    state.resumptionToken = streamManagement.resumptionToken(fullJID: jid)
+                } else if error.kind != .connectionLost && error.kind != .timeout {
+                    state.streamManagement = nil
+                    state.resumptionToken = nil
+                }
+                let ended = state.ended
+                state.ended = nil
+                return ended
+            }
+            ended?.succeed(error)
+        }
+    }
+}
