@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "CanvasStore", targets: ["CanvasStore"]),
         .library(name: "CanvasNode", targets: ["CanvasNode"]),
         .library(name: "CanvasBench", targets: ["CanvasBench"]),
+        .library(name: "XMPP", targets: ["XMPP"]),
+        .library(name: "CanvasRuntime", targets: ["CanvasRuntime"]),
         .executable(name: "canvas", targets: ["canvas"]),
     ],
     dependencies: [
@@ -35,12 +37,20 @@ let package = Package(
             name: "XMPP",
             dependencies: [
                 "CExpat", "COpenSSL", .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .target(name: "CanvasStore", dependencies: ["CanvasCore", "CanvasProtocol"], swiftSettings: strict),
         .target(
             name: "CanvasNode", dependencies: ["CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasStore"],
+            swiftSettings: strict),
+        .target(
+            name: "CanvasRuntime",
+            dependencies: [
+                "CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG", "CanvasStore", "CanvasNode", "XMPP",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
         .target(
             name: "CanvasBench", dependencies: ["CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG"],
@@ -49,7 +59,8 @@ let package = Package(
             name: "canvas",
             dependencies: [
                 "CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG", "CanvasStore", "CanvasNode", "CanvasBench",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "CanvasRuntime", "XMPP", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),

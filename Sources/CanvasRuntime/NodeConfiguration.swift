@@ -1,0 +1,47 @@
+/// What a node runs: its rooms, its XMPP account, its store, its outputs.
+public struct NodeConfiguration: Sendable {
+    /// An XMPP account and how to reach its server.
+    public struct XMPPAccount: Sendable {
+        /// `user@domain` (or `user@domain/resource`).
+        public var jid: String
+        public var password: String
+        /// The server to connect to; by default the JID's domain.
+        public var host: String?
+        /// The server's port; by default 5222 (5223 with direct TLS).
+        public var port: Int?
+        /// A PEM file of CAs to trust instead of the system's.
+        public var caFile: String?
+        /// TLS from the first byte (XEP-0368) instead of STARTTLS.
+        public var directTLS = false
+        /// Accept any certificate: for testing only.
+        public var insecureSkipTLSVerify = false
+        /// No TLS at all: for a local test server only.
+        public var plaintextForTesting = false
+        /// The nickname in every room; by default the node id.
+        public var nickname: String?
+
+        public init(jid: String, password: String) {
+            self.jid = jid
+            self.password = password
+        }
+    }
+
+    /// The rooms to join: XMPP room JIDs (`room@service`).
+    public var rooms: [String]
+    public var xmpp: XMPPAccount?
+    /// The store folder; without one the replica lives in memory only.
+    public var storeDirectory: String?
+    /// Where to keep an SVG of the room (with several rooms, the room's name is put before
+    /// the extension: `board.ROOM.svg`).
+    public var exportPath: String?
+    /// How often the SVG is rewritten when the room changed.
+    public var exportInterval: Duration = .seconds(5)
+    /// Which room the NDJSON lines on standard input draw in (index into `rooms`).
+    public var inputRoom = 0
+    /// Whether to read NDJSON actions and operations from standard input.
+    public var readsStandardInput = true
+
+    public init(rooms: [String]) {
+        self.rooms = rooms
+    }
+}

@@ -1,0 +1,149 @@
+import CanvasCore
+import CanvasNode
+import CanvasStore
+import Logging
+
+/// Where a room's session sends messages: one transport (an XMPP room, a LAN cluster).
+protocol RoomTransport: AnyObject {
+    /// Sends one protocol message. `id` is set for messages that carry local operations:
+    /// the transport reports `.accepted(id)` to the replica once it is sure of delivery.
+    func send(_ bytes: [UInt8], to destination: Destination, id: SendID?)
+}
+
+/// One room on this node: its `RoomSession`, its durable store, and its transports. It
+/// performs the session's actions: persist before sending, hand sends to the transport
+/// they name, keep the session's timer, and report events.
+///
+/// Not `Sendable`: it lives on the node's run loop.
+final class RoomReplica {
+    /// The room's name as the user gave it (an XMPP room JID, or a LAN room name).
+    let name: String
+    private(set) var session: RoomSession
+    let store: RoomStore?
+    private var memory = InMemoryPersistence()
+    private let clock: NodeClock
+    private let logger: Logger
+    private let emit: (NodeEvent) -> Void
+    private var transports: [TransportID: any RoomTransport] = [:]
+    private var timerDeadline: Duration?
+    /// The digest root last reported in a `state` event.
+    private var reportedRoot: String?
+    /// Whether the document changed since the last SVG export.
+    private(set) var changedSinceExport = true
+
+    init(name: String, nodeID: String, store: RoomStore?, clock: NodeClock, logger: Logger, emit: @escaping (NodeEvent) -> Void) {
+        self.name = name
+        self.store = store
+        self.clock = clock
+        self.logger = logger
+        self.emit = emit
+        var seed = SystemRandomNumberGenerator()
+        session = RoomSession(
+            configuration: SessionConfiguration(nodeID: nodeID, seed: seed.next()),
+            restoring: store?.document.operations ?? [])
+    }
+
+    var document: Document { session.document }
+
+    func attach(_ transport: any RoomTransport, as id: TransportID) {
+        transports[id] = transport
+    }
+
+    /// Hands one input to the session and performs what it asks.
+    func handle(_ input: SessionInput) {
+        perform(session.handle(input, at: clock.now))
+    }
+
+    /// Fires the session's timer when due and writes the store's waiting batch.
+    func tick() {
+        if let deadline = timerDeadline, clock.now >= deadline {
+            timerDeadline = nil
+            handle(.timer)
+        }
+        do {
+            try store?.flushIfDue(now: clock.now)
+        } catch {
+            logger.error("cannot write the room's store", metadata: ["room": "\(name)", "error": "\(error)"])
+        }
+        reportStateIfChanged()
+    }
+
+    /// Emits a `state` event when the digest root changed since the last one.
+    func reportStateIfChanged() {
+        let root = session.document.digest.rootHex
+        guard root != reportedRoot else { return }
+        reportedRoot = root
+        changedSinceExport = true
+        let statistics = session.document.statistics
+        emit(
+            NodeEvent("state").with("room", name).with("digest", root).with("strokes", statistics.strokes)
+                .with("points", statistics.points))
+    }
+
+    func markExported() { changedSinceExport = false }
+
+    private func perform(_ actions: [SessionAction]) {
+        for action in actions {
+            switch action {
+            case .persistLocal(let operations):
+                do {
+                    if let store { _ = try store.appendLocal(operations) } else { memory.persistLocal(operations) }
+                } catch {
+                    // Nothing unpersisted may be sent: stop here (DESIGN.md §5).
+                    logger.critical(
+                        "cannot make local operations durable; they are not sent",
+                        metadata: ["room": "\(name)", "error": "\(error)"])
+                    emit(NodeEvent("error").with("room", name).with("message", "cannot store local operations: \(error)"))
+                    return
+                }
+            case .persistRemote(let operations):
+                do {
+                    if let store { _ = try store.appendRemote(operations, now: clock.now) } else { memory.persistRemote(operations) }
+                } catch {
+                    logger.error(
+                        "cannot store operations from peers (peers will repair them)",
+                        metadata: ["room": "\(name)", "error": "\(error)"])
+                }
+            case .send(let bytes, let destination, let transport, let id):
+                transports[transport]?.send(bytes, to: destination, id: id)
+            case .event(let event):
+                report(event)
+            case .scheduleTimer(let deadline):
+                timerDeadline = deadline
+            }
+        }
+    }
+
+    private func report(_ event: SessionEvent) {
+        switch event {
+        case .applied(let applied):
+            var points = 0
+            for operation in applied { points += operation.effect.changedPoints?.count ?? 0 }
+            emit(
+                NodeEvent("applied").with("room", name).with("operations", applied.count).with("points", points)
+                    .with("author", applied.first?.author.map { "\($0.transport)/\($0.peer)" }))
+        case .memberJoined(let peer, let transport):
+            emit(NodeEvent("member_joined").with("room", name).with("member", peer.rawValue).with("via", transport.rawValue))
+        case .memberLeft(let peer, let transport):
+            emit(NodeEvent("member_left").with("room", name).with("member", peer.rawValue).with("via", transport.rawValue))
+        case .drawing(let authors):
+            emit(NodeEvent("drawing").with("room", name).with("members", authors.sorted().map { "\($0.transport)/\($0.peer)" }))
+        case .syncStarted(let peer, let transport):
+            emit(NodeEvent("sync_started").with("room", name).with("member", peer.rawValue).with("via", transport.rawValue))
+        case .syncFinished(let peer, let transport):
+            emit(NodeEvent("sync_finished").with("room", name).with("member", peer.rawValue).with("via", transport.rawValue))
+        case .rejected(let error, let peer, let transport):
+            logger.notice(
+                "rejected a message", metadata: ["room": "\(name)", "from": "\(peer)", "error": "\(error)"])
+            emit(
+                NodeEvent("rejected").with("room", name).with("member", peer.rawValue).with("via", transport.rawValue)
+                    .with("error", "\(error)"))
+        }
+    }
+}
+
+/// The node's time: a monotonic clock from the node's start, the time base of its sessions.
+struct NodeClock: Sendable {
+    private let origin = ContinuousClock.now
+    var now: Duration { ContinuousClock.now - origin }
+}

@@ -1,0 +1,333 @@
+import CanvasNode
+import CanvasProtocol
+import Logging
+import XMPP
+
+/// A room's XMPP transport: the `MUCRoom` occupancy of one multi-user chat room on a
+/// shared `XMPPClient`, turned into session inputs, and the session's sends turned into
+/// groupchat messages (DESIGN.md §5).
+///
+/// - Each protocol message is the `<body>` of one message: to the room (`groupchat`), or
+///   to one occupant (a private message through the room, never archived).
+/// - A send that carries local operations is accepted when the room reflects it back
+///   (matched by the stanza id we set): then it is in the room's archive as well.
+/// - Sync messages carry a `no-store` hint (XEP-0334): the archive keeps operations only.
+/// - Messages from the archive or the room's history feed the session as operations only:
+///   their sync messages are stale.
+final class XMPPRoomLink: RoomTransport {
+    static let transportID = TransportID("xmpp")
+    /// The largest protocol message sent in one body: well under Prosody's default stanza
+    /// limit of 256 KiB, escaping and the stanza's own markup included.
+    static let maxMessageBytes = 64 * 1024
+    /// The store note that keeps the archive position.
+    static let archiveNote = "xmpp-archive-position"
+
+    private(set) var room: MUCRoom
+    let replica: RoomReplica
+    private let client: XMPPClient
+    private let clock: NodeClock
+    private let logger: Logger
+    private let emit: (NodeEvent) -> Void
+    /// Sends waiting for their reflection, by stanza id.
+    private var awaitingReflection: [String: (id: SendID, body: String)] = [:]
+    private var sentCounter: UInt64 = 0
+    private var transportUp = false
+    private var archivePosition: String?
+    private var storedArchivePosition: String?
+    /// When to try joining again after a kick or a lost self-ping.
+    private var rejoinAt: Duration?
+    /// Join attempts refused for a reason that may pass, since the last successful join.
+    private var joinAttempts = 0
+    /// When to ping ourselves in the room next (XEP-0410), and the ping waiting for its answer.
+    private var nextSelfPing: Duration?
+    private var selfPingSentAt: Duration?
+    /// Messages the room refused for its rate limits, sent again after a pause.
+    private var throttled: [(body: String, id: SendID?, destination: Destination)] = []
+    private var throttledUntil: Duration?
+    /// The room refused us for good (banned, bad password …): no more attempts.
+    private(set) var failedPermanently = false
+
+    static let selfPingInterval: Duration = .seconds(60)
+    static let selfPingTimeout: Duration = .seconds(30)
+    static let rejoinDelay: Duration = .seconds(2)
+
+    init(
+        room: MUCRoom, replica: RoomReplica, client: XMPPClient, clock: NodeClock, logger: Logger,
+        emit: @escaping (NodeEvent) -> Void
+    ) {
+        self.room = room
+        self.replica = replica
+        self.client = client
+        self.clock = clock
+        self.logger = logger
+        self.emit = emit
+        do {
+            archivePosition = try replica.store?.note(named: Self.archiveNote)
+        } catch {
+            logger.error("cannot read the archive position; catching up from the start", metadata: ["error": "\(error)"])
+        }
+        storedArchivePosition = archivePosition
+        replica.attach(self, as: Self.transportID)
+    }
+
+    var roomJID: String { room.configuration.roomJID }
+
+    // MARK: The client
+
+    /// The session is ready: join the room (again) unless the session was resumed.
+    func clientOnline(resumed: Bool) {
+        guard !failedPermanently else { return }
+        if resumed && room.isJoined { return }
+        if resumed { room.connectionLost() }
+        perform(room.join(archivePosition: archivePosition))
+    }
+
+    /// The connection is gone; the session will be fresh or resumed when it is back.
+    func clientOffline(resumable: Bool) {
+        if resumable { return }
+        room.connectionLost()
+        goDown()
+    }
+
+    /// Offers a stanza of the session; returns whether it was about this room.
+    func offer(_ stanza: XMLElement) -> Bool {
+        if room.isAbout(stanza) {
+            perform(room.handle(stanza))
+            return true
+        }
+        if let (nickname, body) = privateMessage(stanza) {
+            if transportUp {
+                replica.handle(.received(Array(body.utf8), from: PeerID(nickname), via: Self.transportID))
+            }
+            return true
+        }
+        return false
+    }
+
+    /// Timers: rejoin, self-ping, throttled sends.
+    func tick() {
+        let now = clock.now
+        if let rejoinAt, now >= rejoinAt, client.isOnline {
+            self.rejoinAt = nil
+            perform(room.join(archivePosition: archivePosition))
+        }
+        if room.isJoined {
+            if let sent = selfPingSentAt, now - sent >= Self.selfPingTimeout {
+                selfPingSentAt = nil
+                perform(room.selfPingTimedOut())
+            } else if selfPingSentAt == nil, let due = nextSelfPing, now >= due {
+                sentCounter += 1
+                selfPingSentAt = now
+                nextSelfPing = now + Self.selfPingInterval
+                client.send(room.selfPing(id: "self-ping-\(sentCounter)"))
+            }
+        }
+        if let until = throttledUntil, now >= until {
+            throttledUntil = nil
+            let waiting = throttled
+            throttled = []
+            for message in waiting {
+                sendBody(message.body, to: message.destination, id: message.id)
+            }
+        }
+        savePositionIfChanged()
+    }
+
+    /// Leaves the room (on shutdown).
+    func leave() {
+        if room.isJoined {
+            perform(room.leave())
+        }
+        savePositionIfChanged()
+    }
+
+    // MARK: RoomTransport
+
+    func send(_ bytes: [UInt8], to destination: Destination, id: SendID?) {
+        sendBody(String(decoding: bytes, as: UTF8.self), to: destination, id: id)
+    }
+
+    private func sendBody(_ body: String, to destination: Destination, id: SendID?) {
+        guard room.isJoined else { return }  // the session resends local operations on the next transportUp
+        if throttledUntil != nil {
+            throttled.append((body, id, destination))
+            return
+        }
+        sentCounter += 1
+        let stanzaID = "\(replica.session.nodeID)-\(sentCounter)"
+        var stanza: XMLElement
+        switch destination {
+        case .room:
+            stanza = room.message(body: body, stanzaID: stanzaID)
+            if Self.isSyncMessage(body) {
+                stanza.children.append(.element(XMLElement(name: "no-store", namespace: Self.hintsNamespace)))
+            }
+            if let id { awaitingReflection[stanzaID] = (id, body) }
+        case .peer(let peer):
+            stanza = XMLElement(
+                name: "message", namespace: XMPPNamespace.client,
+                attributes: [
+                    XMLAttribute(name: "type", value: "chat"), XMLAttribute(name: "id", value: stanzaID),
+                    XMLAttribute(name: "to", value: "\(roomJID)/\(peer.rawValue)"),
+                ],
+                children: [
+                    .element(XMLElement(name: "body", namespace: XMPPNamespace.client, children: [.text(body)])),
+                    .element(XMLElement(name: "x", namespace: Self.mucUserNamespace)),
+                    .element(XMLElement(name: "no-store", namespace: Self.hintsNamespace)),
+                ])
+        }
+        client.send(stanza)
+    }
+
+    // MARK: Room events
+
+    private func perform(_ events: [MUCEvent]) {
+        for event in events {
+            handle(event)
+        }
+    }
+
+    private func handle(_ event: MUCEvent) {
+        switch event {
+        case .send(let stanza):
+            client.send(stanza)
+        case .joined(let nickname, let occupants):
+            logger.info("joined the room", metadata: ["room": "\(roomJID)", "nick": "\(nickname)", "occupants": "\(occupants.count)"])
+            emit(NodeEvent("joined").with("room", replica.name).with("nick", nickname).with("occupants", occupants.map(\.nickname).sorted()))
+            transportUp = true
+            joinAttempts = 0
+            awaitingReflection = [:]
+            nextSelfPing = clock.now + Self.selfPingInterval
+            selfPingSentAt = nil
+            let members = Set(occupants.filter { $0.nickname != nickname }.map { PeerID($0.nickname) })
+            replica.handle(.transportUp(Self.transportID, maxMessageBytes: Self.maxMessageBytes, members: members))
+        case .occupantJoined(let occupant):
+            guard transportUp, occupant.nickname != room.nickname else { return }
+            replica.handle(.memberJoined(PeerID(occupant.nickname), via: Self.transportID))
+        case .occupantLeft(let occupant, _):
+            guard transportUp else { return }
+            replica.handle(.memberLeft(PeerID(occupant.nickname), via: Self.transportID))
+        case .nicknameChanged(let old, let new):
+            logger.notice("our nickname in the room changed", metadata: ["room": "\(roomJID)", "from": "\(old)", "to": "\(new)"])
+            emit(NodeEvent("nickname").with("room", replica.name).with("from", old).with("to", new))
+        case .message(let message):
+            received(message)
+        case .archivePosition(let position):
+            archivePosition = position
+        case .catchUpFinished(let messages, let usedArchive):
+            logger.info("caught up with the room", metadata: ["room": "\(roomJID)", "messages": "\(messages)", "archive": "\(usedArchive)"])
+            emit(NodeEvent("caught_up").with("room", replica.name).with("messages", messages).with("archive", usedArchive))
+            savePositionIfChanged()
+        case .left(let reason):
+            if reason == .voluntary {
+                logger.info("left the room", metadata: ["room": "\(roomJID)"])
+            } else {
+                logger.warning("out of the room", metadata: ["room": "\(roomJID)", "reason": "\(reason)"])
+            }
+            emit(NodeEvent("left").with("room", replica.name).with("reason", "\(reason)").with("rejoin", reason.mayRejoin))
+            goDown()
+            if reason.mayRejoin {
+                rejoinAt = clock.now + Self.rejoinDelay
+            } else {
+                failedPermanently = true
+            }
+        case .failed(let error):
+            goDown()
+            if error.kind.mayRetry {
+                joinAttempts += 1
+                let delay = Self.rejoinDelay * min(1 << min(joinAttempts - 1, 4), 16)
+                logger.notice(
+                    "cannot join the room yet; trying again", metadata: ["room": "\(roomJID)", "error": "\(error)", "in": "\(delay)"])
+                emit(NodeEvent("join_retry").with("room", replica.name).with("error", "\(error)"))
+                rejoinAt = clock.now + delay
+            } else {
+                logger.error("cannot join the room", metadata: ["room": "\(roomJID)", "error": "\(error)"])
+                emit(NodeEvent("error").with("room", replica.name).with("message", "\(error)"))
+                failedPermanently = true
+            }
+        case .messageRejected(let stanzaID, let condition, let text):
+            rejected(stanzaID: stanzaID, condition: condition, text: text)
+        }
+    }
+
+    private func received(_ message: MUCMessage) {
+        if message.isOwn, message.source == .live {
+            if let stanzaID = message.stanzaID, let sent = awaitingReflection.removeValue(forKey: stanzaID) {
+                replica.handle(.accepted(sent.id, via: Self.transportID))
+            }
+            return
+        }
+        guard transportUp || message.source != .live else { return }
+        let bytes = Array(message.body.utf8)
+        let author = PeerID(message.fromNickname ?? "")
+        if message.source != .live {
+            // Old sync messages describe a past state; only operations are worth applying.
+            guard !Self.isSyncMessage(message.body) else { return }
+        }
+        replica.handle(.received(bytes, from: author, via: Self.transportID))
+    }
+
+    private func rejected(stanzaID: String?, condition: String, text: String?) {
+        let refused = stanzaID.flatMap { awaitingReflection.removeValue(forKey: $0) }
+        logger.notice(
+            "the room refused a message",
+            metadata: ["room": "\(roomJID)", "condition": "\(condition)", "text": "\(text ?? "")"])
+        switch condition {
+        case "resource-constraint", "policy-violation", "service-unavailable":
+            // Rate limits: pause, then send refused local operations again (others are
+            // repaired by anti-entropy).
+            throttledUntil = clock.now + .seconds(1)
+            if let refused { throttled.append((refused.body, refused.id, .room)) }
+        case "not-acceptable", "forbidden":
+            // We are not (or no longer) an occupant: rejoin; the session resends local
+            // operations that were not accepted.
+            goDown()
+            room.connectionLost()
+            rejoinAt = clock.now + Self.rejoinDelay
+        default:
+            break
+        }
+    }
+
+    private func goDown() {
+        if transportUp {
+            transportUp = false
+            replica.handle(.transportDown(Self.transportID))
+        }
+        awaitingReflection = [:]
+        throttled = []
+        throttledUntil = nil
+        selfPingSentAt = nil
+        nextSelfPing = nil
+    }
+
+    private func savePositionIfChanged() {
+        guard let position = archivePosition, position != storedArchivePosition, let store = replica.store else { return }
+        do {
+            try store.setNote(named: Self.archiveNote, to: position)
+            storedArchivePosition = position
+        } catch {
+            logger.error("cannot store the archive position", metadata: ["room": "\(roomJID)", "error": "\(error)"])
+        }
+    }
+
+    // MARK: Helpers
+
+    static let hintsNamespace = "urn:xmpp:hints"
+    static let mucUserNamespace = "http://jabber.org/protocol/muc#user"
+
+    /// `room@service/nick` private messages with a body.
+    private func privateMessage(_ stanza: XMLElement) -> (String, String)? {
+        guard stanza.name == "message", stanza.attribute("type") == "chat", let from = stanza.attribute("from"),
+            let slash = from.firstIndex(of: "/"), from[..<slash].lowercased() == roomJID.lowercased(),
+            let body = stanza.child(named: "body")?.text
+        else { return nil }
+        return (String(from[from.index(after: slash)...]), body)
+    }
+
+    /// Whether a message body is a sync message (`SYNC_…`), told without decoding it all.
+    static func isSyncMessage(_ body: String) -> Bool {
+        guard case .sync = try? MessageDecoder.decode(Array(body.utf8)) else { return false }
+        return true
+    }
+}

@@ -1,0 +1,217 @@
+import ArgumentParser
+import CanvasRuntime
+import Foundation
+import Logging
+
+struct Join: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Join rooms as a node: keep a replica, draw from standard input, sync with the room.",
+        discussion: """
+            Connects to the XMPP server of --jid, joins every --room (a multi-user chat room \
+            ROOM@SERVICE), catches up from the room's archive and its occupants, and keeps the \
+            replica (durably with --store). Standard input takes NDJSON lines: protocol messages \
+            (their operations count as drawn here) and local actions (docs/actions.md), applied \
+            to the first room. With --events, standard output gets one JSON event per line \
+            (docs/operating.md). Logs go to standard error. SIGINT or SIGTERM leaves the rooms, \
+            flushes the store and exits 0.
+
+            Settings may also come from --config FILE, a JSON object with the long option names \
+            as keys ("room" takes an array); options on the command line win.
+            """
+    )
+
+    @Option(name: .customLong("room"), help: ArgumentHelp("A room to join, ROOM@SERVICE (repeat for several rooms).", valueName: "ROOM"))
+    var rooms: [String] = []
+
+    @Option(help: ArgumentHelp("The XMPP account, USER@DOMAIN.", valueName: "JID"))
+    var jid: String?
+
+    @Option(help: ArgumentHelp("A file holding the account's password (one line).", valueName: "FILE"))
+    var passwordFile: String?
+
+    @Option(help: "The nickname in the rooms (default: this node's id).")
+    var nick: String?
+
+    @Option(help: "The XMPP server's host (default: the JID's domain).")
+    var host: String?
+
+    @Option(help: "The XMPP server's port (default: 5222, or 5223 with --direct-tls).")
+    var port: Int?
+
+    @Option(help: ArgumentHelp("Trust the CAs of this PEM file instead of the system's.", valueName: "PEM"))
+    var caFile: String?
+
+    @Flag(help: "Use TLS from the first byte (XEP-0368) instead of STARTTLS.")
+    var directTLS = false
+
+    @Flag(help: "Accept any server certificate. For tests only: anyone can then read and change the room.")
+    var insecureSkipTLSVerify = false
+
+    @Flag(help: .private)  // Plaintext XMPP, for a local test server only.
+    var plaintextForTesting = false
+
+    @Option(help: ArgumentHelp("Keep the replicas durably in this store folder.", valueName: "DIR"))
+    var store: String?
+
+    @Flag(help: "Write events as NDJSON on standard output.")
+    var events = false
+
+    @Option(help: ArgumentHelp("Log level on standard error: trace, debug, info, notice, warning, error, critical.", valueName: "LEVEL"))
+    var logLevel: String?
+
+    @Option(help: ArgumentHelp("Keep an SVG of the room up to date in this file.", valueName: "FILE.svg"))
+    var export: String?
+
+    @Option(help: ArgumentHelp("Seconds between SVG updates (default 5).", valueName: "SECONDS"))
+    var exportInterval: Double?
+
+    @Option(help: ArgumentHelp("Read settings from this JSON file.", valueName: "FILE"))
+    var config: String?
+
+    mutating func validate() throws {
+        if let config { try merge(JoinConfigFile.load(config)) }
+        if rooms.isEmpty { throw ValidationError("give at least one --room ROOM@SERVICE") }
+        if jid == nil {
+            throw ValidationError("give --jid USER@DOMAIN and --password-file FILE: the node joins rooms through an XMPP account")
+        }
+        if passwordFile == nil { throw ValidationError("give --password-file FILE with the password of \(jid ?? "the account")") }
+        if let port, !(1...65535).contains(port) { throw ValidationError("--port \(port) is not a TCP port (1-65535)") }
+        if let exportInterval, !(exportInterval > 0) {
+            throw ValidationError("--export-interval must be a positive number of seconds, not \(exportInterval)")
+        }
+        if let logLevel, Logger.Level(rawValue: logLevel) == nil {
+            throw ValidationError("--log-level \(logLevel) is not one of trace, debug, info, notice, warning, error, critical")
+        }
+        if insecureSkipTLSVerify && caFile != nil {
+            throw ValidationError("--ca-file and --insecure-skip-tls-verify contradict each other: choose one")
+        }
+    }
+
+    func run() async throws {
+        let level = logLevel.flatMap(Logger.Level.init(rawValue:)) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "canvas")
+        let password: String
+        do {
+            password = try String(contentsOfFile: passwordFile!, encoding: .utf8)
+                .trimmingCharacters(in: .newlines)
+        } catch {
+            throw ValidationError("cannot read the password file \(passwordFile!): \(error.localizedDescription)")
+        }
+        var account = NodeConfiguration.XMPPAccount(jid: jid!, password: password)
+        account.host = host
+        account.port = port
+        account.caFile = caFile
+        account.directTLS = directTLS
+        account.insecureSkipTLSVerify = insecureSkipTLSVerify
+        account.plaintextForTesting = plaintextForTesting
+        account.nickname = nick
+        var configuration = NodeConfiguration(rooms: rooms)
+        configuration.xmpp = account
+        configuration.storeDirectory = store
+        configuration.exportPath = export
+        if let exportInterval { configuration.exportInterval = .milliseconds(Int(exportInterval * 1000)) }
+        var writeEvent: (@Sendable ([UInt8]) -> Void)?
+        if events {
+            writeEvent = { bytes in FileHandle.standardOutput.write(Data(bytes)) }
+        }
+        let runtime = NodeRuntime(configuration: configuration, logger: logger, writeEvent: writeEvent)
+        do {
+            try await runtime.run()
+        } catch let error as NodeError {
+            logger.critical("\(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// Takes the config file's settings where the command line gave none.
+    private mutating func merge(_ file: JoinConfigFile) {
+        if rooms.isEmpty { rooms = file.rooms }
+        jid = jid ?? file.jid
+        passwordFile = passwordFile ?? file.passwordFile
+        nick = nick ?? file.nick
+        host = host ?? file.host
+        port = port ?? file.port
+        caFile = caFile ?? file.caFile
+        directTLS = directTLS || file.directTLS
+        insecureSkipTLSVerify = insecureSkipTLSVerify || file.insecureSkipTLSVerify
+        store = store ?? file.store
+        events = events || file.events
+        logLevel = logLevel ?? file.logLevel
+        export = export ?? file.export
+        exportInterval = exportInterval ?? file.exportInterval
+    }
+}
+
+/// The settings of `canvas join --config FILE`: a JSON object keyed by long option names.
+struct JoinConfigFile {
+    var rooms: [String] = []
+    var jid, passwordFile, nick, host, caFile, store, logLevel, export: String?
+    var port: Int?
+    var exportInterval: Double?
+    var directTLS = false, insecureSkipTLSVerify = false, events = false
+
+    static let keys: Set<String> = [
+        "room", "jid", "password-file", "nick", "host", "port", "ca-file", "direct-tls", "insecure-skip-tls-verify",
+        "store", "events", "log-level", "export", "export-interval",
+    ]
+
+    static func load(_ path: String) throws -> JoinConfigFile {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ValidationError("cannot read the config file \(path): \(error.localizedDescription)")
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw ValidationError("the config file \(path) is not a JSON object")
+        }
+        if let unknown = object.keys.sorted().first(where: { !keys.contains($0) }) {
+            throw ValidationError(
+                "the config file \(path) has an unknown setting \"\(unknown)\"; known: \(keys.sorted().joined(separator: ", "))")
+        }
+        func string(_ key: String) throws -> String? {
+            guard let value = object[key] else { return nil }
+            guard let text = value as? String else { throw ValidationError("\(path): \"\(key)\" must be a string") }
+            return text
+        }
+        func flag(_ key: String) throws -> Bool {
+            guard let value = object[key] else { return false }
+            guard let bool = value as? Bool else { throw ValidationError("\(path): \"\(key)\" must be true or false") }
+            return bool
+        }
+        func number(_ key: String) throws -> Double? {
+            guard let value = object[key] else { return nil }
+            guard let number = value as? NSNumber, !(value is Bool) else { throw ValidationError("\(path): \"\(key)\" must be a number") }
+            return number.doubleValue
+        }
+        var file = JoinConfigFile()
+        switch object["room"] {
+        case nil: break
+        case let room as String: file.rooms = [room]
+        case let rooms as [String]: file.rooms = rooms
+        default: throw ValidationError("\(path): \"room\" must be a string or an array of strings")
+        }
+        file.jid = try string("jid")
+        file.passwordFile = try string("password-file")
+        file.nick = try string("nick")
+        file.host = try string("host")
+        file.caFile = try string("ca-file")
+        file.store = try string("store")
+        file.logLevel = try string("log-level")
+        file.export = try string("export")
+        if let port = try number("port") {
+            guard port == port.rounded() else { throw ValidationError("\(path): \"port\" must be a whole number") }
+            file.port = Int(port)
+        }
+        file.exportInterval = try number("export-interval")
+        file.directTLS = try flag("direct-tls")
+        file.insecureSkipTLSVerify = try flag("insecure-skip-tls-verify")
+        file.events = try flag("events")
+        return file
+    }
+}
