@@ -7,8 +7,9 @@ import XMPP
 /// shared `XMPPClient`, turned into session inputs, and the session's sends turned into
 /// groupchat messages (DESIGN.md §5).
 ///
-/// - Each protocol message is the `<body>` of one message: to the room (`groupchat`), or
-///   to one occupant (a private message through the room, never archived).
+/// - Each protocol message is the `<body>` of one message: to the room (`groupchat`), or,
+///   for sync messages meant for one member, to that occupant (a private message through
+///   the room, never archived). Operations always go to the room.
 /// - A send that carries local operations is accepted when the room reflects it back
 ///   (matched by the stanza id we set): then it is in the room's archive as well.
 /// - Sync messages carry a `no-store` hint (XEP-0334): the archive keeps operations only.
@@ -156,10 +157,13 @@ final class XMPPRoomLink: RoomTransport {
         sentCounter += 1
         let stanzaID = "\(replica.session.nodeID)-\(sentCounter)"
         var stanza: XMLElement
-        switch destination {
+        // Operations go to the whole room even when meant for one member: peers that speak
+        // only the original protocol read groupchat messages, and the archive keeps them.
+        let isSync = Self.isSyncMessage(body)
+        switch isSync ? destination : .room {
         case .room:
             stanza = room.message(body: body, stanzaID: stanzaID)
-            if Self.isSyncMessage(body) {
+            if isSync {
                 stanza.children.append(.element(XMLElement(name: "no-store", namespace: Self.hintsNamespace)))
             }
             if let id { awaitingReflection[stanzaID] = (id, body) }

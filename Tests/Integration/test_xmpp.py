@@ -1,0 +1,352 @@
+"""Integration tests of `canvas join` against a real Prosody on loopback (started by
+scripts/prosody-harness) and a third-party peer written with slixmpp.
+
+Run by scripts/test; alone: `python3 Tests/Integration/test_xmpp.py` with CANVAS_BIN set
+to the canvas executable (the venv of scripts/venv.sh provides slixmpp)."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from canvasnode import Node, seeded_random, wait_converged  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+HARNESS = os.path.join(ROOT, "scripts", "prosody-harness")
+CANVAS = os.environ.get("CANVAS_BIN", os.path.join(ROOT, ".build", "debug", "canvas"))
+PEER = os.path.join(os.path.dirname(__file__), "xmpp_peer.py")
+
+
+def read_env(path):
+    env = {}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#") and "=" in line:
+                key, value = line.split("=", 1)
+                env[key.removeprefix("export ").strip()] = value.strip().strip("'\"")
+    return env
+
+
+class Prosody:
+    """A Prosody server of the harness in its own folder."""
+
+    def __init__(self, name, **settings):
+        self.dir = tempfile.mkdtemp(prefix=f"canvas-prosody-{name}-")
+        self.settings = settings
+        self.start()
+
+    def _run(self, verb):
+        env = dict(os.environ, **self.settings)
+        result = subprocess.run([HARNESS, verb, self.dir], env=env, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"prosody-harness {verb} failed:\n{result.stdout}\n{result.stderr}")
+
+    def start(self):
+        self._run("start")
+        self.env = read_env(os.path.join(self.dir, "env"))
+
+    def stop(self):
+        self._run("stop")
+
+    def restart(self):
+        self._run("restart")
+        self.env = read_env(os.path.join(self.dir, "env"))
+
+    def password_file(self, user):
+        path = os.path.join(self.dir, f"{user}.password")
+        with open(path, "w") as f:
+            f.write(f"{user}-pw\n")
+        return path
+
+    def room(self, name):
+        return f"{name}@{self.env['MUC_SERVICE']}"
+
+    def jid(self, user):
+        return f"{user}@{self.env['XMPP_DOMAIN']}"
+
+
+class XMPPIntegration(unittest.TestCase):
+    """Three nodes, restarts, offline drawing, the archive, a server restart."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = Prosody("main")
+        cls.work = tempfile.mkdtemp(prefix="canvas-xmpp-")
+        cls.nodes = []
+
+    @classmethod
+    def tearDownClass(cls):
+        for node in cls.nodes:
+            if node.process and node.process.poll() is None:
+                node.kill()
+        cls.server.stop()
+
+    def node(self, name, user, room, extra=()):
+        store = os.path.join(self.work, name)
+        node = Node(CANVAS, name, room, self.server.jid(user), self.server.password_file(user), self.server.env,
+                    store, extra=extra, log_dir=os.path.join(self.work, "logs"))
+        self.nodes.append(node)
+        return node
+
+    def test_1_three_nodes_draw_concurrently_and_converge_then_a_killed_node_catches_up(self):
+        rng = seeded_random("three nodes")
+        room = self.server.room("three")
+        nodes = [self.node(n, u, room) for n, u in (("a", "alice"), ("b", "bob"), ("c", "carol"))]
+        for node in nodes:
+            node.start()
+        for node in nodes:
+            node.wait_joined()
+        total = 0
+        for _ in range(5):
+            for node in nodes:
+                total += node.draw(rng, 4)
+        wait_converged(nodes, 60, points=total)
+
+        # One node is killed (no goodbye), the others draw on, and it catches up on restart.
+        nodes[1].kill()
+        for node in (nodes[0], nodes[2]):
+            total += node.draw(rng, 6)
+        nodes[1].start()
+        nodes[1].wait_joined()
+        digest = wait_converged(nodes, 60, points=total)
+        for node in nodes:
+            self.assertEqual(node.stop(), 0, f"{node.name} did not exit cleanly; log {node.log_path}")
+        # The stores hold what the events said.
+        for node in nodes:
+            out = subprocess.run([CANVAS, "export", "--store", node.store, "--room", room, "--format", "ndjson", "-o", "-"],
+                                 capture_output=True, check=True)
+            replay = subprocess.run([CANVAS, "replay", "--digest"], input=out.stdout, capture_output=True, check=True)
+            self.assertEqual(replay.stdout.decode().strip(), digest, f"{node.name}'s store")
+
+    def test_2_drawing_while_the_server_is_down_loses_nothing(self):
+        rng = seeded_random("server restart")
+        room = self.server.room("offline")
+        nodes = [self.node(n, u, room) for n, u in (("d", "dave"), ("e", "erin"))]
+        for node in nodes:
+            node.start()
+        for node in nodes:
+            node.wait_joined()
+        total = sum(node.draw(rng, 3) for node in nodes)
+        wait_converged(nodes, 60, points=total)
+
+        # The server goes away mid-session; both draw while it is down.
+        self.server.stop()
+        for node in nodes:
+            node.wait_for(lambda n=node: n.has("offline"), 30, "noticing the server is gone")
+        total += sum(node.draw(rng, 4) for node in nodes)
+        time.sleep(1)
+        self.server.restart()
+        # They reconnect on their own and exchange what each drew offline.
+        wait_converged(nodes, 90, points=total)
+        for node in nodes:
+            self.assertEqual(node.stop(), 0)
+
+    def test_3_a_node_alone_in_the_room_catches_up_from_the_archive(self):
+        rng = seeded_random("archive")
+        room = self.server.room("archive")
+        writer = self.node("w", "alice", room).start()
+        writer.wait_joined()
+        total = writer.draw(rng, 15, points=20)
+        writer.wait_for(lambda: writer.points() == total, 30, "its own strokes")
+        # Wait for the room to reflect (archive) everything: the digest is stable and acked.
+        time.sleep(2)
+        digest = writer.digest()
+        self.assertEqual(writer.stop(), 0)
+
+        reader = self.node("r", "bob", room).start()
+        reader.wait_for(lambda: reader.has("caught_up"), 60, "catching up")
+        reader.wait_for(lambda: reader.digest() == digest, 30, f"the writer's digest {digest}")
+        caught = reader.last("caught_up")
+        self.assertTrue(caught["archive"], f"catch-up did not use the archive: {caught}")
+        self.assertEqual(reader.stop(), 0)
+
+        # Restarted, it asks the archive only for what came after its stored position.
+        reader.start()
+        reader.wait_for(lambda: reader.has("caught_up"), 60, "catching up again")
+        self.assertEqual(reader.last("caught_up")["messages"], 0)
+        self.assertEqual(reader.stop(), 0)
+
+    def test_4_slixmpp_peer_speaking_the_original_protocol_interoperates(self):
+        room = self.server.room("legacy")
+        ours = self.node("o", "carol", room).start()
+        ours.wait_joined()
+        rng = seeded_random("legacy")
+        drawn = ours.draw(rng, 3)
+        ours.wait_for(lambda: ours.points() == drawn, 30, "its strokes")
+        record = os.path.join(self.work, "legacy-record.ndjson")
+        venv_python = os.environ.get("CANVAS_VENV_PYTHON", sys.executable)
+        peer = subprocess.run(
+            [venv_python, PEER, "--jid", self.server.jid("mallory"), "--password", "mallory-pw",
+             "--room", room, "--nick", "ipad", "--host", self.server.env["XMPP_HOST"],
+             "--port", self.server.env["XMPP_PORT"], "--ca-file", self.server.env["CA_FILE"],
+             "--strokes", "6", "--points-per-stroke", "9", "--erase-every", "2", "--remove-every", "5",
+             "--shape-every", "3", "--initial-strokes", "2", "--record", record, "--linger", "8"],
+            capture_output=True, text=True, timeout=120)
+        self.assertEqual(peer.returncode, 0, f"slixmpp peer failed:\n{peer.stdout}\n{peer.stderr}")
+        # The peer's view: every body the room gave it (its own included), in order.
+        replay = subprocess.run([CANVAS, "replay", "--digest", record], capture_output=True, text=True)
+        theirs = replay.stdout.strip()
+        ours.wait_for(lambda: ours.digest() == theirs, 30,
+                      f"our digest to equal the legacy peer's view {theirs} ({replay.stderr.strip()})")
+        self.assertEqual(ours.stop(), 0)
+
+    def test_5_bad_credentials_and_untrusted_certificates_fail_clearly(self):
+        room = self.server.room("refused")
+        wrong = os.path.join(self.work, "wrong.password")
+        with open(wrong, "w") as f:
+            f.write("not-the-password\n")
+        base = [CANVAS, "join", "--room", room, "--host", self.server.env["XMPP_HOST"],
+                "--port", self.server.env["XMPP_PORT"]]
+        result = subprocess.run(base + ["--jid", self.server.jid("alice"), "--password-file", wrong,
+                                        "--ca-file", self.server.env["CA_FILE"]],
+                                capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("check the user name and password", result.stderr)
+        result = subprocess.run(base + ["--jid", self.server.jid("alice"),
+                                        "--password-file", self.server.password_file("alice")],
+                                capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("--ca-file", result.stderr)
+
+
+class CuttableProxy:
+    """A TCP proxy to the server whose connections the test can cut, and which can refuse
+    new ones for a while: a node's network failing while the server lives on."""
+
+    def __init__(self, host, port):
+        import socket
+        import threading
+        self.target = (host, int(port))
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.sockets = []
+        self.lock = threading.Lock()
+        self.refusing = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        import socket
+        import threading
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            if self.refusing:
+                client.close()
+                continue
+            server = socket.create_connection(self.target)
+            with self.lock:
+                self.sockets += [client, server]
+            for a, b in ((client, server), (server, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(source, sink):
+        import socket
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        for s in (source, sink):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        source.close()
+
+    def cut(self, refuse=True):
+        import socket
+        self.refusing = refuse
+        with self.lock:
+            sockets, self.sockets = self.sockets, []
+        for s in sockets:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+                s.close()
+            except OSError:
+                pass
+
+    def close(self):
+        self.listener.close()
+        self.cut()
+
+
+class XMPPConnectionCut(unittest.TestCase):
+    """The node's connection breaks while the server runs on: the node draws offline, then
+    resumes its XEP-0198 session (no rejoin) and everything converges."""
+
+    def test_a_cut_connection_is_resumed_and_nothing_drawn_offline_is_lost(self):
+        server = Prosody("cut")
+        work = tempfile.mkdtemp(prefix="canvas-xmpp-cut-")
+        proxy = CuttableProxy(server.env["XMPP_HOST"], server.env["XMPP_PORT"])
+        try:
+            room = server.room("cut")
+            cut = Node(CANVAS, "cut", room, server.jid("alice"), server.password_file("alice"),
+                       dict(server.env, XMPP_PORT=str(proxy.port)), os.path.join(work, "cut"), log_dir=work)
+            steady = Node(CANVAS, "steady", room, server.jid("bob"), server.password_file("bob"), server.env,
+                          os.path.join(work, "steady"), log_dir=work)
+            for node in (cut, steady):
+                node.start()
+            for node in (cut, steady):
+                node.wait_joined()
+            rng = seeded_random("cut")
+            total = cut.draw(rng, 3) + steady.draw(rng, 3)
+            wait_converged([cut, steady], 60, points=total)
+
+            proxy.cut(refuse=True)
+            cut.wait_for(lambda: cut.has("offline"), 30, "noticing the cut")
+            total += cut.draw(rng, 4) + steady.draw(rng, 4)
+            time.sleep(1)
+            proxy.refusing = False
+            cut.wait_for(lambda: (cut.last("online") or {}).get("resumed"), 60, "resuming its session")
+            wait_converged([cut, steady], 60, points=total)
+            joins = [e for e in cut.snapshot() if e.get("event") == "joined"]
+            self.assertEqual(len(joins), 1, "a resumed session keeps its room presence: no rejoin")
+            for node in (cut, steady):
+                self.assertEqual(node.stop(), 0)
+        finally:
+            proxy.close()
+            server.stop()
+
+
+class XMPPServerVariants(unittest.TestCase):
+    """SCRAM-SHA-256 (Prosody offers one SCRAM hash per password_hash) and direct TLS."""
+
+    def test_scram_sha256_over_direct_tls(self):
+        server = Prosody("sha256", PROSODY_SCRAM="sha256")
+        work = tempfile.mkdtemp(prefix="canvas-xmpp-variant-")
+        try:
+            room = server.room("variant")
+            env = dict(server.env)
+            direct = Node(CANVAS, "tls", room, server.jid("alice"), server.password_file("alice"), env,
+                          os.path.join(work, "tls"), extra=["--direct-tls"], log_dir=work)
+            env_direct = dict(env, XMPP_PORT=env["XMPP_TLS_PORT"])
+            direct.env = env_direct
+            starttls = Node(CANVAS, "starttls", room, server.jid("bob"), server.password_file("bob"), env,
+                            os.path.join(work, "starttls"), log_dir=work)
+            for node in (direct, starttls):
+                node.start()
+            for node in (direct, starttls):
+                node.wait_joined()
+            rng = seeded_random("variants")
+            total = direct.draw(rng, 3) + starttls.draw(rng, 3)
+            wait_converged([direct, starttls], 60, points=total)
+            with open(direct.log_path) as f:
+                log = f.read()
+            self.assertIn("SCRAM-SHA-256", log)
+            for node in (direct, starttls):
+                self.assertEqual(node.stop(), 0)
+        finally:
+            server.stop()
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,424 @@
+#!/usr/bin/env python3
+"""A third-party whiteboard peer for integration tests, written with slixmpp.
+
+It behaves like the original iOS app (report Appendix C; protocol/PROTOCOL.md §3): it joins a
+MUC room, sends its whole state as one legacy MEGA message on joining, then draws strokes,
+one operation per groupchat message body:
+
+    ADD {identifier, weight, colour, start[, is_shape]}
+    APPEND {identifier, points}        batches of --batch points (4), no "offset" (legacy)
+    DELETE {identifier, start_offset, end_offset}   every --erase-every strokes
+    REMOVE_STROKE {identifier}                       every --remove-every strokes
+
+Every groupchat body it receives (room history on joining and live messages, its own
+reflected ones included unless --exclude-own) is appended to --record as one line, exactly
+as received, once (history repeated after a --reconnect is skipped by its XEP-0359
+archive id; a raw line break inside a body, which JSON never needs, becomes a space so that
+the file stays NDJSON). After drawing it waits until the room has reflected everything it
+sent, then stays --linger seconds (or until --expect bodies from other occupants have
+arrived), leaves and prints a one-line JSON summary on stdout.
+
+TLS is always verified against --ca-file (STARTTLS by default, --direct-tls for the direct
+TLS port); there is no way to turn verification off.
+
+Exit status: 0 success; 2 could not connect, authenticate or join in --timeout seconds;
+3 --expect was not reached before the linger ended; 1 anything else.
+
+Example (after `scripts/prosody-harness start DIR`; `source DIR/env`):
+
+    python3 Tests/Integration/xmpp_peer.py --jid alice@$XMPP_DOMAIN --password alice-pw \\
+        --room smoke@$MUC_SERVICE --nick alice --host $XMPP_HOST --port $XMPP_PORT \\
+        --ca-file $CA_FILE --strokes 3 --points-per-stroke 9 --record alice.ndjson --linger 2
+"""
+
+import argparse
+import asyncio
+import json
+import logging
+import math
+import random
+import sys
+import time
+
+import slixmpp
+from slixmpp.exceptions import PresenceError
+
+log = logging.getLogger("xmpp_peer")
+
+
+def compact(message):
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+
+
+class Drawing:
+    """Deterministic strokes for one peer: the same arguments draw the same strokes."""
+
+    def __init__(self, prefix, seed, points_per_stroke, width=1024.0, height=768.0):
+        self.prefix = prefix
+        self.random = random.Random(seed)
+        self.points_per_stroke = points_per_stroke
+        self.width, self.height = width, height
+        self.counter = 0
+
+    def next_identifier(self):
+        identifier = f"{self.prefix}_{self.counter}"
+        self.counter += 1
+        return identifier
+
+    def stroke(self, count=None):
+        """A random walk of `count` points, like a hand-drawn line (full double precision)."""
+        r = self.random
+        count = self.points_per_stroke if count is None else count
+        x, y = r.uniform(0, self.width), r.uniform(0, self.height)
+        heading = r.uniform(0, 6.283185307179586)
+        points = []
+        for _ in range(max(1, count)):
+            points.append([x, y])
+            heading += r.uniform(-0.4, 0.4)
+            step = r.uniform(2.0, 12.0)
+            x = min(max(x + step * math.cos(heading), 0.0), self.width)
+            y = min(max(y + step * math.sin(heading), 0.0), self.height)
+        return points
+
+    def style(self):
+        r = self.random
+        return r.choice([1, 2, 3, 5, 8]), [r.randrange(256), r.randrange(256), r.randrange(256)]
+
+
+class Peer(slixmpp.ClientXMPP):
+    def __init__(self, args):
+        super().__init__(args.jid, args.password)
+        self.args = args
+        self.room = slixmpp.JID(args.room)
+        self.nick = args.nick
+        self.ca_certs = args.ca_file
+        if args.direct_tls:
+            self.enable_starttls = False
+            self.enable_direct_tls = True
+        else:
+            self.enable_starttls = True
+            self.enable_direct_tls = False
+        self.enable_plaintext = False
+        for plugin in ("xep_0030", "xep_0004", "xep_0045", "xep_0199", "xep_0203"):
+            self.register_plugin(plugin)
+
+        self.record = open(args.record, "a", encoding="utf-8") if args.record else None
+        self.joined = asyncio.Event()
+        self.session_started = asyncio.Event()
+        self.leaving = False
+        self.failure = None
+        self.created_room = False
+        self.stats = {
+            "received": 0, "history": 0, "own_echoes": 0, "from_others": 0,
+            "recorded": 0, "line_breaks_replaced": 0, "reconnects": 0, "duplicates_skipped": 0,
+        }
+        self.seen_ids = set()
+        self.by_nick = {}
+
+        self.add_event_handler("session_start", self.on_session_start)
+        self.add_event_handler("groupchat_message", self.on_groupchat_message)
+        self.add_event_handler("failed_auth", self.on_failed_auth)
+        self.add_event_handler("disconnected", self.on_disconnected)
+        self.add_event_handler("connection_failed", self.on_connection_failed)
+        self.add_event_handler("presence_error", self.on_presence_error)
+
+    # -- events ---------------------------------------------------------------------------
+
+    def on_failed_auth(self, _event):
+        self.failure = "authentication failed"
+        log.error("authentication failed for %s", self.boundjid.bare)
+
+    def on_presence_error(self, presence):
+        # slixmpp only routes join errors that echo <x xmlns='http://jabber.org/protocol/muc'/>;
+        # Prosody's (e.g. item-not-found for a locked room) do not, so route them here.
+        if presence["from"].bare == self.room.bare and presence.get_plugin("muc_join", check=True) is None:
+            self.event("muc::%s::presence-error" % self.room.bare, presence)
+
+    def on_connection_failed(self, error):
+        log.warning("connection failed: %s", error)
+
+    def on_disconnected(self, reason):
+        was_joined = self.joined.is_set()
+        self.joined.clear()
+        self.session_started.clear()
+        if self.leaving:
+            return
+        log.warning("disconnected (%s)", reason)
+        if self.args.reconnect and was_joined:
+            self.stats["reconnects"] += 1
+            log.info("reconnecting")
+            self.connect(self.args.host, self.args.port)
+
+    async def on_session_start(self, _event):
+        self.send_presence()
+        self.session_started.set()
+        try:
+            await self.join_room()
+        except Exception as error:  # reported by run() through self.failure
+            self.failure = f"could not join {self.room}: {error}"
+            log.error("%s", self.failure)
+
+    async def join_room(self):
+        """Joins, retrying while the room is locked by the peer that is creating it."""
+        deadline = time.monotonic() + self.args.timeout
+        # Without maxstanzas Prosody sends a room's default of 20 history messages.
+        history = {} if self.args.history < 0 else {"maxstanzas": self.args.history}
+        locked_since = None
+        while True:
+            try:
+                presence, _subject, _occupants, _history = await self.plugin["xep_0045"].join_muc_wait(
+                    self.room, self.nick, timeout=max(1, int(deadline - time.monotonic())), **history)
+                break
+            except asyncio.TimeoutError:
+                raise RuntimeError("no answer from the room" if locked_since is None else
+                                   f"room locked (item-not-found) for {time.monotonic() - locked_since:.1f} s") from None
+            except PresenceError as error:
+                condition = error.presence["error"]["condition"]
+                # A room being created is locked (item-not-found) until its owner configures it.
+                if condition == "item-not-found" and time.monotonic() + 0.5 < deadline:
+                    if locked_since is None:
+                        locked_since = time.monotonic()
+                        log.info("room %s is locked; retrying", self.room)
+                    await asyncio.sleep(0.3)
+                    continue
+                raise RuntimeError(f"presence error {condition}" + (
+                    "" if locked_since is None else
+                    f" (room locked for {time.monotonic() - locked_since:.1f} s)")) from None
+        codes = presence["muc"]["status_codes"]
+        if 201 in codes:
+            self.created_room = True
+            if self.args.no_configure:
+                log.info("created %s; leaving it locked (--no-configure)", self.room)
+            else:
+                # Accept the default configuration: an instant room (XEP-0045 §10.1.2).
+                form = self.plugin["xep_0004"].make_form(ftype="submit")
+                await self.plugin["xep_0045"].set_room_config(self.room, form)
+                log.info("created and unlocked %s", self.room)
+        log.info("joined %s as %s (status codes %s)", self.room, self.nick, sorted(codes))
+        self.joined.set()
+
+    def on_groupchat_message(self, msg):
+        if msg["type"] != "groupchat" or msg["from"].bare != self.room.bare:
+            return
+        body = msg["body"]
+        if not body:
+            return  # the subject, or a body-less message
+        sender = msg["from"].resource
+        delay = msg.get_plugin("delay", check=True)
+        is_history = delay is not None and delay["from"] == self.room.bare
+        # After a reconnect the room's history repeats what we already have: skip those by
+        # their archive id (XEP-0359 stanza-id, stamped by the room's MAM archive).
+        stanza_id = None
+        for element in msg.xml.findall("{urn:xmpp:sid:0}stanza-id"):
+            if element.get("by") == self.room.bare:
+                stanza_id = element.get("id")
+        if stanza_id is not None:
+            if stanza_id in self.seen_ids:
+                self.stats["duplicates_skipped"] += 1
+                return
+            self.seen_ids.add(stanza_id)
+        own = sender == self.nick
+        self.stats["received"] += 1
+        if is_history:
+            self.stats["history"] += 1
+        if own and not is_history:
+            self.stats["own_echoes"] += 1
+        if not own:
+            self.stats["from_others"] += 1
+        self.by_nick[sender] = self.by_nick.get(sender, 0) + 1
+        if self.record and not (own and self.args.exclude_own):
+            line = body
+            if "\n" in line or "\r" in line:
+                self.stats["line_breaks_replaced"] += 1
+                line = line.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+            self.record.write(line + "\n")
+            self.record.flush()
+            self.stats["recorded"] += 1
+
+    # -- sending --------------------------------------------------------------------------
+
+    async def send_body(self, body):
+        while not self.joined.is_set():
+            if self.failure:
+                raise RuntimeError(self.failure)
+            await asyncio.sleep(0.05)
+        self.send_message(mto=self.room, mbody=body, mtype="groupchat")
+        self.sent += 1
+        if self.args.interval > 0:
+            await asyncio.sleep(self.args.interval)
+        elif self.sent % 50 == 0:
+            await asyncio.sleep(0)
+
+    def mega(self, drawing):
+        """The app's state before joining: --initial-strokes strokes, some partly erased."""
+        data = {}
+        for i in range(self.args.initial_strokes):
+            identifier = f"{drawing.prefix}_mega_{i}"
+            points = drawing.stroke()
+            weight, colour = drawing.style()
+            n = len(points)
+            segments = [{"start": 0, "end": n - 1}]
+            if n >= 4 and i % 2 == 1:  # erase the middle third: two visible pieces
+                a, b = (n - 1) / 3, 2 * (n - 1) / 3
+                segments = [{"start": 0, "end": a}, {"start": b, "end": n - 1}]
+            data[identifier] = {
+                "points": points,
+                "segments": segments,
+                "isShape": False,
+                "thickness": weight,
+                "colour": [c / 255 for c in colour],
+            }
+        return {"type": "MEGA", "data": data}
+
+    async def draw(self):
+        args = self.args
+        drawing = Drawing(args.id_prefix or args.nick, f"{args.seed}:{args.nick}", args.points_per_stroke)
+        if not args.no_mega:
+            await self.send_body(compact(self.mega(drawing)))
+        for i in range(args.strokes):
+            identifier = drawing.next_identifier()
+            shape = args.shape_every > 0 and (i + 1) % args.shape_every == 0
+            points = drawing.stroke()
+            if shape:  # a recognised rectangle: a closed polyline of 5 points
+                (x0, y0), (x1, y1) = points[0], points[-1]
+                points = [[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]
+            weight, colour = drawing.style()
+            add = {"type": "ADD", "identifier": identifier, "weight": weight,
+                   "colour": colour, "start": points[0]}
+            if shape:
+                add["is_shape"] = True
+            await self.send_body(compact(add))
+            rest = points[1:]
+            for start in range(0, len(rest), args.batch):
+                append = {"type": "APPEND", "identifier": identifier, "points": rest[start:start + args.batch]}
+                if args.with_offset:
+                    append["offset"] = 1 + start
+                await self.send_body(compact(append))
+            n = len(points)
+            if args.remove_every > 0 and (i + 1) % args.remove_every == 0:
+                await self.send_body(compact({"type": "REMOVE_STROKE", "identifier": identifier}))
+            elif args.erase_every > 0 and (i + 1) % args.erase_every == 0 and n >= 2:
+                a = round(drawing.random.uniform(0, (n - 1) / 2), 3)
+                b = round(drawing.random.uniform(a, n - 1), 3)
+                await self.send_body(compact({"type": "DELETE", "identifier": identifier,
+                                              "start_offset": a, "end_offset": b}))
+
+    # -- the session ----------------------------------------------------------------------
+
+    async def run(self):
+        args = self.args
+        self.sent = 0
+        self.connect(args.host, args.port)
+        deadline = time.monotonic() + args.timeout
+        while not self.joined.is_set():
+            if self.failure:
+                return self.finish(2)
+            if time.monotonic() > deadline:
+                if not self.session_started.is_set():
+                    self.failure = "timed out connecting or authenticating (TLS verification failure?)"
+                else:
+                    self.failure = f"timed out joining {self.room}"
+                log.error("%s", self.failure)
+                return self.finish(2)
+            await asyncio.sleep(0.05)
+
+        await self.draw()
+
+        # Wait until the room has reflected everything we sent, then linger.
+        linger_end = time.monotonic() + args.linger
+        while time.monotonic() < linger_end:
+            echoes_done = args.exclude_own or self.stats["own_echoes"] >= self.sent
+            if args.expect is not None and self.stats["from_others"] >= args.expect and echoes_done:
+                break
+            await asyncio.sleep(0.05)
+        status = 0
+        if args.expect is not None and self.stats["from_others"] < args.expect:
+            log.error("expected %d bodies from others, got %d", args.expect, self.stats["from_others"])
+            status = 3
+        return self.finish(status)
+
+    def finish(self, status):
+        self.leaving = True
+        summary = {
+            "nick": self.nick, "room": str(self.room), "status": status,
+            "failure": self.failure, "created_room": self.created_room,
+            "sent": getattr(self, "sent", 0), **self.stats, "by_nick": self.by_nick,
+        }
+        if self.joined.is_set():
+            self.plugin["xep_0045"].leave_muc(self.room, self.nick)
+        if self.record:
+            self.record.close()
+        print(json.dumps(summary), flush=True)
+        return status
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--jid", required=True)
+    p.add_argument("--password", required=True)
+    p.add_argument("--room", required=True, help="room JID, e.g. smoke@rooms.localhost")
+    p.add_argument("--nick", required=True)
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--ca-file", required=True, help="PEM certificate(s) to trust (the harness's ca.pem)")
+    p.add_argument("--direct-tls", action="store_true", help="--port is the direct TLS port, not STARTTLS")
+    p.add_argument("--strokes", type=int, default=0)
+    p.add_argument("--points-per-stroke", type=int, default=10)
+    p.add_argument("--batch", type=int, default=4, help="points per APPEND (the app sent 4)")
+    p.add_argument("--with-offset", action="store_true", help="add the offset extension to APPENDs")
+    p.add_argument("--erase-every", type=int, default=0, help="DELETE part of every Kth stroke")
+    p.add_argument("--remove-every", type=int, default=0, help="REMOVE_STROKE every Kth stroke")
+    p.add_argument("--shape-every", type=int, default=0, help="every Kth stroke is a rectangle with is_shape")
+    p.add_argument("--initial-strokes", type=int, default=0, help="strokes in the MEGA sent on joining")
+    p.add_argument("--no-mega", action="store_true", help="do not send a MEGA on joining")
+    p.add_argument("--id-prefix", help="stroke identifier prefix (default: the nick)")
+    p.add_argument("--seed", default="canvas", help="seed of the deterministic drawing")
+    p.add_argument("--interval", type=float, default=0.0, help="seconds between messages")
+    p.add_argument("--history", type=int, default=1000,
+                   help="ask for at most N history messages on joining (default 1000; 0: none; "
+                   "-1: do not ask, Prosody then sends 20)")
+    p.add_argument("--record", help="append every received groupchat body to this NDJSON file")
+    p.add_argument("--exclude-own", action="store_true", help="do not record our own reflected messages")
+    p.add_argument("--linger", type=float, default=2.0, help="seconds to stay after drawing")
+    p.add_argument("--expect", type=int, help="leave early once this many bodies from others arrived; "
+                   "exit 3 if they did not")
+    p.add_argument("--timeout", type=float, default=30.0, help="seconds allowed to connect and join")
+    p.add_argument("--reconnect", action="store_true", help="reconnect and rejoin when the connection drops")
+    p.add_argument("--no-configure", action="store_true",
+                   help="when we create the room, leave it locked (tests room locking)")
+    p.add_argument("-v", "--verbose", action="count", default=0)
+    args = p.parse_args(argv)
+    if args.batch < 1 or args.points_per_stroke < 1:
+        p.error("--batch and --points-per-stroke must be at least 1")
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    logging.basicConfig(
+        level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
+        format=f"xmpp_peer[{args.nick}] %(levelname)s %(message)s", stream=sys.stderr)
+    if args.verbose < 2:
+        logging.getLogger("slixmpp").setLevel(logging.ERROR)
+    peer = Peer(args)
+    loop = asyncio.get_event_loop()
+    try:
+        status = loop.run_until_complete(peer.run())
+        try:
+            loop.run_until_complete(asyncio.wait_for(peer.disconnect(wait=2.0), 5))
+        except asyncio.TimeoutError:
+            pass
+    except KeyboardInterrupt:
+        status = 130
+    # Let slixmpp's own tasks end quietly.
+    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
