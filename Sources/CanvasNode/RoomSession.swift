@@ -65,6 +65,15 @@ public struct RoomSession: Sendable {
         return state.inFlight.sorted { $0.key < $1.key }.flatMap(\.value) + state.outbox
     }
 
+    /// Puts local operations that a transport had not accepted before the node restarted
+    /// (the driver kept them) back in its outbox: they are sent with the next
+    /// `.transportUp`, like those of a disconnection. Call it before the transport comes up.
+    public mutating func restoreUnaccepted(_ operations: [Operation], on transport: TransportID) {
+        var state = transports[transport] ?? TransportState()
+        state.outbox.append(contentsOf: operations)
+        transports[transport] = state
+    }
+
     /// Handles one input at time `now` and returns what to do.
     public mutating func handle(_ input: SessionInput, at now: Duration) -> [SessionAction] {
         var actions: [SessionAction] = []

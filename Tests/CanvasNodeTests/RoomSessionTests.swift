@@ -52,6 +52,25 @@ import Testing
         #expect(types == ["ADD", "APPEND", "SYNC_SUMMARY"])
     }
 
+    /// A node restarted with its store: what the transport had not accepted before (kept by
+    /// the driver) goes out with the next transportUp, though the document already has it.
+    @Test func restoredUnacceptedOperationsAreSentWhenTheTransportComesUp() {
+        let operations: [CanvasCore.Operation] = [
+            .add(StrokeID("me_1"), Self.header), .append(StrokeID("me_1"), points: [Point(x: 3, y: 4)], offset: 1),
+        ]
+        var configuration = SessionConfiguration(nodeID: "me", seed: 1)
+        configuration.legacyGrace = nil
+        var session = RoomSession(configuration: configuration, restoring: operations)
+        session.restoreUnaccepted(operations, on: Self.xmpp)
+        #expect(session.unacceptedOperations(on: Self.xmpp) == operations)
+        let up = session.handle(.transportUp(Self.xmpp, maxMessageBytes: 1200, members: []), at: .zero)
+        #expect(Self.operationSends(up).map { SimulatedNetwork.type(of: $0.bytes) } == ["ADD", "APPEND"])
+        for send in Self.operationSends(up) {
+            _ = session.handle(.accepted(send.id!, via: Self.xmpp), at: .zero)
+        }
+        #expect(session.unacceptedOperations(on: Self.xmpp).isEmpty)
+    }
+
     @Test func gatewayRelaysNovelOperationsToOtherTransportsOnly() throws {
         var gateway = Self.session("gw")
         _ = gateway.handle(.transportUp(Self.lan, maxMessageBytes: 1200, members: [PeerID("a")]), at: .zero)
