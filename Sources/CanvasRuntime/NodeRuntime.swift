@@ -31,6 +31,9 @@ public final class NodeRuntime {
     private var lastExport: Duration = .zero
     private var inputLine = 0
 
+    /// How long a shutdown waits for the rooms to reflect the messages in flight.
+    static let drainLimit: Duration = .seconds(10)
+
     private enum Input: Sendable {
         case client(XMPPClientEvent)
         case line([UInt8])
@@ -86,6 +89,8 @@ public final class NodeRuntime {
         for replica in replicas { replica.reportStateIfChanged() }
 
         var failure: NodeError?
+        // After SIGINT/SIGTERM: until when to wait for the rooms to confirm what was sent.
+        var draining: Duration?
         loop: for await input in inputs {
             switch input {
             case .client(let event):
@@ -104,9 +109,20 @@ public final class NodeRuntime {
                     failure = NodeError("every room refused us; see the errors above")
                     break loop
                 }
+                if let deadline = draining, clock.now >= deadline || links.allSatisfy(\.isSettled) {
+                    break loop
+                }
             case .shutdown(let signal):
-                logger.notice("shutting down", metadata: ["signal": "\(signal)"])
-                break loop
+                if draining != nil || links.allSatisfy(\.isSettled) {
+                    logger.notice("shutting down", metadata: ["signal": "\(signal)"])
+                    break loop
+                }
+                // What was sent but not yet confirmed by the room may still be on its way to
+                // the room's archive: give it a moment (a second signal stops at once).
+                logger.notice(
+                    "shutting down once the rooms confirm what was sent (at most \(Self.drainLimit))",
+                    metadata: ["signal": "\(signal)"])
+                draining = clock.now + Self.drainLimit
             }
         }
         signals.cancel()

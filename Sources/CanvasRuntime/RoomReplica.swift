@@ -49,6 +49,12 @@ final class RoomReplica {
         transports[id] = transport
     }
 
+    /// Local operations a transport had not accepted before a restart (see
+    /// `RoomSession.restoreUnaccepted`).
+    func restoreUnaccepted(_ operations: [Operation], on transport: TransportID) {
+        session.restoreUnaccepted(operations, on: transport)
+    }
+
     /// Hands one input to the session and performs what it asks.
     func handle(_ input: SessionInput) {
         perform(session.handle(input, at: clock.now))

@@ -1,3 +1,4 @@
+import CanvasCore
 import CanvasNode
 import CanvasProtocol
 import Logging
@@ -8,8 +9,10 @@ import XMPP
 /// groupchat messages (DESIGN.md §5).
 ///
 /// - Each protocol message is the `<body>` of one message: to the room (`groupchat`), or,
-///   for sync messages meant for one member, to that occupant (a private message through
-///   the room, never archived). Operations always go to the room.
+///   for a message meant for one member that speaks sync, to that occupant (a private
+///   message through the room, never archived). A member that has never sent a sync
+///   message may be a peer of the original protocol, which reads only groupchat: messages
+///   meant for it go to the room, unarchived.
 /// - A send that carries local operations is accepted when the room reflects it back
 ///   (matched by the stanza id we set): then it is in the room's archive as well.
 /// - Sync messages carry a `no-store` hint (XEP-0334): the archive keeps operations only.
@@ -22,6 +25,9 @@ final class XMPPRoomLink: RoomTransport {
     static let maxMessageBytes = 64 * 1024
     /// The store note that keeps the archive position.
     static let archiveNote = "xmpp-archive-position"
+    /// The store note that keeps local operations the room has not confirmed yet (NDJSON),
+    /// so that a restarted node still gets them into the room and its archive.
+    static let unconfirmedNote = "xmpp-unconfirmed"
 
     private(set) var room: MUCRoom
     let replica: RoomReplica
@@ -35,6 +41,8 @@ final class XMPPRoomLink: RoomTransport {
     private var transportUp = false
     private var archivePosition: String?
     private var storedArchivePosition: String?
+    private var storedUnconfirmed: [CanvasCore.Operation] = []
+    private var unconfirmedSavedAt: Duration = .zero
     /// When to try joining again after a kick or a lost self-ping.
     private var rejoinAt: Duration?
     /// Join attempts refused for a reason that may pass, since the last successful join.
@@ -45,6 +53,10 @@ final class XMPPRoomLink: RoomTransport {
     /// Messages the room refused for its rate limits, sent again after a pause.
     private var throttled: [(body: String, id: SendID?, destination: Destination)] = []
     private var throttledUntil: Duration?
+    /// Messages sent while the connection was down, for a resumed session.
+    private var heldWhileOffline: [(body: String, id: SendID?, destination: Destination)] = []
+    /// Occupants that have sent sync messages: they read private messages through the room.
+    private var speaksSync: Set<String> = []
     /// The room refused us for good (banned, bad password …): no more attempts.
     private(set) var failedPermanently = false
 
@@ -69,21 +81,82 @@ final class XMPPRoomLink: RoomTransport {
         }
         storedArchivePosition = archivePosition
         replica.attach(self, as: Self.transportID)
+        restoreUnconfirmed()
+    }
+
+    /// Local operations sent before a restart that the room never confirmed go out again
+    /// after the first join.
+    private func restoreUnconfirmed() {
+        let text: String?
+        do {
+            text = try replica.store?.note(named: Self.unconfirmedNote)
+        } catch {
+            logger.error("cannot read the unconfirmed operations", metadata: ["room": "\(roomJID)", "error": "\(error)"])
+            return
+        }
+        guard let text else { return }
+        var operations: [CanvasCore.Operation] = []
+        for line in text.split(separator: "\n") {
+            do {
+                operations += try MessageDecoder.decode(Array(line.utf8)).operations
+            } catch {
+                logger.error("skipping a damaged unconfirmed operation", metadata: ["room": "\(roomJID)", "error": "\(error)"])
+            }
+        }
+        storedUnconfirmed = operations
+        replica.restoreUnaccepted(operations, on: Self.transportID)
+        logger.info("restored operations the room had not confirmed", metadata: ["room": "\(roomJID)", "count": "\(operations.count)"])
+    }
+
+    /// Keeps the note of unconfirmed local operations current (at most once a second).
+    private func saveUnconfirmedIfChanged(force: Bool = false) {
+        guard let store = replica.store, force || clock.now - unconfirmedSavedAt >= .seconds(1) else { return }
+        unconfirmedSavedAt = clock.now
+        let unconfirmed = replica.session.unacceptedOperations(on: Self.transportID)
+        guard unconfirmed != storedUnconfirmed else { return }
+        var text: [UInt8] = []
+        for operation in unconfirmed {
+            text += MessageEncoder.encode(operation)
+            text.append(UInt8(ascii: "\n"))
+        }
+        do {
+            try store.setNote(named: Self.unconfirmedNote, to: String(decoding: text, as: UTF8.self))
+            storedUnconfirmed = unconfirmed
+        } catch {
+            logger.error("cannot store the unconfirmed operations", metadata: ["room": "\(roomJID)", "error": "\(error)"])
+        }
     }
 
     var roomJID: String { room.configuration.roomJID }
 
+    /// Whether nothing sent is waiting for the room's confirmation (or it cannot come: the
+    /// room or the connection is gone).
+    var isSettled: Bool {
+        (awaitingReflection.isEmpty && throttled.isEmpty) || !transportUp || !client.isOnline
+    }
+
     // MARK: The client
 
-    /// The session is ready: join the room (again) unless the session was resumed.
+    /// The session is ready: join the room (again) unless the session was resumed, in
+    /// which case what was held while offline goes out now.
     func clientOnline(resumed: Bool) {
         guard !failedPermanently else { return }
-        if resumed && room.isJoined { return }
+        if resumed && room.isJoined {
+            let waiting = heldWhileOffline
+            heldWhileOffline = []
+            for message in waiting {
+                sendBody(message.body, to: message.destination, id: message.id)
+            }
+            return
+        }
+        // A fresh session: the session resends its unaccepted operations after the join.
+        heldWhileOffline = []
         if resumed { room.connectionLost() }
         perform(room.join(archivePosition: archivePosition))
     }
 
-    /// The connection is gone; the session will be fresh or resumed when it is back.
+    /// The connection is gone. A session that may be resumed keeps the room: sends wait
+    /// for it. Otherwise the room is lost until the next join.
     func clientOffline(resumable: Bool) {
         if resumable { return }
         room.connectionLost()
@@ -92,14 +165,16 @@ final class XMPPRoomLink: RoomTransport {
 
     /// Offers a stanza of the session; returns whether it was about this room.
     func offer(_ stanza: XMLElement) -> Bool {
-        if room.isAbout(stanza) {
-            perform(room.handle(stanza))
-            return true
-        }
+        // Private messages through the room come from the room's JID too: look for them first.
         if let (nickname, body) = privateMessage(stanza) {
             if transportUp {
+                if Self.isSyncMessage(body) { speaksSync.insert(nickname) }
                 replica.handle(.received(Array(body.utf8), from: PeerID(nickname), via: Self.transportID))
             }
+            return true
+        }
+        if room.isAbout(stanza) {
+            perform(room.handle(stanza))
             return true
         }
         return false
@@ -132,6 +207,7 @@ final class XMPPRoomLink: RoomTransport {
             }
         }
         savePositionIfChanged()
+        saveUnconfirmedIfChanged()
     }
 
     /// Leaves the room (on shutdown).
@@ -140,6 +216,7 @@ final class XMPPRoomLink: RoomTransport {
             perform(room.leave())
         }
         savePositionIfChanged()
+        saveUnconfirmedIfChanged(force: true)
     }
 
     // MARK: RoomTransport
@@ -150,6 +227,10 @@ final class XMPPRoomLink: RoomTransport {
 
     private func sendBody(_ body: String, to destination: Destination, id: SendID?) {
         guard room.isJoined else { return }  // the session resends local operations on the next transportUp
+        if !client.isOnline {
+            heldWhileOffline.append((body, id, destination))
+            return
+        }
         if throttledUntil != nil {
             throttled.append((body, id, destination))
             return
@@ -157,13 +238,16 @@ final class XMPPRoomLink: RoomTransport {
         sentCounter += 1
         let stanzaID = "\(replica.session.nodeID)-\(sentCounter)"
         var stanza: XMLElement
-        // Operations go to the whole room even when meant for one member: peers that speak
-        // only the original protocol read groupchat messages, and the archive keeps them.
         let isSync = Self.isSyncMessage(body)
-        switch isSync ? destination : .room {
+        let toRoom: Destination = speaksSync.contains(destination.peerName) ? destination : .room
+        switch toRoom {
         case .room:
+            // The whole room: everything meant for the room, and what is meant for a member
+            // that has never spoken sync (peers of the original protocol read only
+            // groupchat). Sync messages and repairs are not archived: the archive keeps the
+            // room's own operations, once.
             stanza = room.message(body: body, stanzaID: stanzaID)
-            if isSync {
+            if isSync || destination != .room {
                 stanza.children.append(.element(XMLElement(name: "no-store", namespace: Self.hintsNamespace)))
             }
             if let id { awaitingReflection[stanzaID] = (id, body) }
@@ -209,6 +293,7 @@ final class XMPPRoomLink: RoomTransport {
             guard transportUp, occupant.nickname != room.nickname else { return }
             replica.handle(.memberJoined(PeerID(occupant.nickname), via: Self.transportID))
         case .occupantLeft(let occupant, _):
+            speaksSync.remove(occupant.nickname)
             guard transportUp else { return }
             replica.handle(.memberLeft(PeerID(occupant.nickname), via: Self.transportID))
         case .nicknameChanged(let old, let new):
@@ -262,13 +347,13 @@ final class XMPPRoomLink: RoomTransport {
             return
         }
         guard transportUp || message.source != .live else { return }
-        let bytes = Array(message.body.utf8)
-        let author = PeerID(message.fromNickname ?? "")
-        if message.source != .live {
+        let nickname = message.fromNickname ?? ""
+        if Self.isSyncMessage(message.body) {
             // Old sync messages describe a past state; only operations are worth applying.
-            guard !Self.isSyncMessage(message.body) else { return }
+            guard message.source == .live else { return }
+            speaksSync.insert(nickname)
         }
-        replica.handle(.received(bytes, from: author, via: Self.transportID))
+        replica.handle(.received(Array(message.body.utf8), from: PeerID(nickname), via: Self.transportID))
     }
 
     private func rejected(stanzaID: String?, condition: String, text: String?) {
@@ -300,6 +385,7 @@ final class XMPPRoomLink: RoomTransport {
         }
         awaitingReflection = [:]
         throttled = []
+        heldWhileOffline = []
         throttledUntil = nil
         selfPingSentAt = nil
         nextSelfPing = nil
@@ -333,5 +419,12 @@ final class XMPPRoomLink: RoomTransport {
     static func isSyncMessage(_ body: String) -> Bool {
         guard case .sync = try? MessageDecoder.decode(Array(body.utf8)) else { return false }
         return true
+    }
+}
+
+extension Destination {
+    /// The occupant's nickname for `.peer`, "" for the room.
+    fileprivate var peerName: String {
+        if case .peer(let peer) = self { peer.rawValue } else { "" }
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import CanvasRuntime
 import Foundation
 import Logging
+import Synchronization
 
 struct Join: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -115,10 +116,7 @@ struct Join: AsyncParsableCommand {
         configuration.storeDirectory = store
         configuration.exportPath = export
         if let exportInterval { configuration.exportInterval = .milliseconds(Int(exportInterval * 1000)) }
-        var writeEvent: (@Sendable ([UInt8]) -> Void)?
-        if events {
-            writeEvent = { bytes in FileHandle.standardOutput.write(Data(bytes)) }
-        }
+        let writeEvent: (@Sendable ([UInt8]) -> Void)? = events ? EventOutput(logger: logger).write : nil
         let runtime = NodeRuntime(configuration: configuration, logger: logger, writeEvent: writeEvent)
         do {
             try await runtime.run()
@@ -144,6 +142,33 @@ struct Join: AsyncParsableCommand {
         logLevel = logLevel ?? file.logLevel
         export = export ?? file.export
         exportInterval = exportInterval ?? file.exportInterval
+    }
+}
+
+/// Writes event lines to standard output. A reader that went away (EPIPE) stops the
+/// events, not the node.
+final class EventOutput: Sendable {
+    private let logger: Logger
+    private let closed = Mutex(false)
+
+    init(logger: Logger) {
+        self.logger = logger
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    func write(_ bytes: [UInt8]) {
+        guard !closed.withLock({ $0 }) else { return }
+        var written = 0
+        while written < bytes.count {
+            let result = bytes.withUnsafeBytes { Foundation.write(STDOUT_FILENO, $0.baseAddress! + written, $0.count - written) }
+            if result < 0 && errno == EINTR { continue }
+            guard result > 0 else {
+                closed.withLock { $0 = true }
+                logger.warning("standard output is closed; no more events are written")
+                return
+            }
+            written += result
+        }
     }
 }
 

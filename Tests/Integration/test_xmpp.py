@@ -172,6 +172,31 @@ class XMPPIntegration(unittest.TestCase):
         self.assertEqual(reader.last("caught_up")["messages"], 0)
         self.assertEqual(reader.stop(), 0)
 
+    def test_3b_strokes_drawn_offline_reach_the_archive_even_across_a_crash(self):
+        rng = seeded_random("offline crash")
+        room = self.server.room("offline-crash")
+        drawer = self.node("k", "dave", room).start()
+        drawer.wait_joined()
+        total = drawer.draw(rng, 3)
+        drawer.wait_for(lambda: drawer.points() == total, 30, "its strokes")
+        self.server.stop()
+        drawer.wait_for(lambda: drawer.has("offline"), 30, "noticing the server is gone")
+        total += drawer.draw(rng, 5)
+        drawer.wait_for(lambda: drawer.points() == total, 30, "its offline strokes")
+        time.sleep(1.5)  # the unconfirmed operations are noted at most once a second
+        drawer.kill()  # before the server is back: nothing of the offline drawing was sent
+        self.server.restart()
+        drawer.start()
+        drawer.wait_joined()
+        digest = drawer.digest()
+        self.assertEqual(drawer.stop(), 0)  # waits for the room to confirm what it sent
+
+        # Alone in the room, a newcomer finds everything in the archive.
+        newcomer = self.node("n", "erin", room).start()
+        newcomer.wait_for(lambda: newcomer.digest() == digest, 60, f"the drawer's digest {digest}")
+        self.assertEqual(newcomer.points(), total)
+        self.assertEqual(newcomer.stop(), 0)
+
     def test_4_slixmpp_peer_speaking_the_original_protocol_interoperates(self):
         room = self.server.room("legacy")
         ours = self.node("o", "carol", room).start()
