@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "CanvasBench", targets: ["CanvasBench"]),
         .library(name: "XMPP", targets: ["XMPP"]),
         .library(name: "CanvasRuntime", targets: ["CanvasRuntime"]),
+        .library(name: "LANCluster", targets: ["LANCluster"]),
         .executable(name: "canvas", targets: ["canvas"]),
     ],
     dependencies: [
@@ -40,6 +41,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        .target(name: "LANCluster", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "CanvasStore", dependencies: ["CanvasCore", "CanvasProtocol"], swiftSettings: strict),
         .target(
             name: "CanvasNode", dependencies: ["CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasStore"],
@@ -92,6 +94,7 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(name: "CanvasCLITests", dependencies: ["canvas"], swiftSettings: strict),
+        .testTarget(name: "LANClusterTests", dependencies: ["LANCluster", "CanvasTestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

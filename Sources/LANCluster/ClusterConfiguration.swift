@@ -1,0 +1,89 @@
+/// How a `ClusterNode` behaves: its room, datagram size, timing and memory limits.
+///
+/// The defaults suit a LAN: 1 s beacons, a member leaves after 3 missed beacons,
+/// datagrams of at most 1200 bytes (under a typical 1500-byte MTU with room to spare).
+public struct ClusterConfiguration: Hashable, Sendable {
+    /// The room: nodes only exchange datagrams with nodes of the same room (1...255 UTF-8 bytes).
+    public var room: String
+    /// The largest datagram this node sends, tag included. Payloads are split to fit.
+    public var maxDatagramBytes = 1200
+    /// The largest payload `ClusterNode.send(payload:now:)` accepts, which also bounds
+    /// how much one payload can hold in a receiver's reassembly buffer.
+    public var maxPayloadBytes = 1 << 20
+    /// How often this node sends a beacon (a little earlier at random, so that nodes do not
+    /// beacon in step).
+    public var beaconInterval: Duration = .seconds(1)
+    /// A member that sent nothing for this many of its beacon intervals has left.
+    public var missedBeaconsBeforeLeaving = 3
+    /// A newly noticed loss is requested after a random delay in `[nackDelay, 2 × nackDelay]`,
+    /// so that the first of several receivers to ask suppresses the others.
+    public var nackDelay: Duration = .milliseconds(10)
+    /// How long to wait for a repair after a request before asking again; doubles with
+    /// every attempt, up to `nackRetryMaximum`.
+    public var nackRetryInterval: Duration = .milliseconds(100)
+    /// The longest wait between two requests for the same loss.
+    public var nackRetryMaximum: Duration = .seconds(2)
+    /// How many rounds of requests a loss gets before this node gives up on it (the
+    /// session's anti-entropy recovers it then).
+    public var nackAttempts = 16
+    /// A sender answers requests for the same fragment at most once in this window, because
+    /// several receivers that lost it may ask at about the same time.
+    public var repairSuppressionWindow: Duration = .milliseconds(30)
+    /// How many sent data fragments this node keeps to answer requests.
+    public var retransmissionBufferFragments = 4096
+    /// How many bytes of sent data fragments this node keeps to answer requests.
+    public var retransmissionBufferBytes = 8 << 20
+    /// How long a partly received payload waits for its missing fragments.
+    public var reassemblyTimeout: Duration = .seconds(30)
+    /// How many bytes of partly received payloads this node keeps, from all senders.
+    public var reassemblyBufferBytes = 16 << 20
+    /// How far (in data sequence numbers) a receiver tracks losses behind a sender's newest
+    /// fragment; older losses are given up.
+    public var lossTrackingWindow = 8192
+
+    /// The defaults, for `room`.
+    public init(room: String) {
+        self.room = room
+    }
+
+    /// Throws the first value outside its range, naming it.
+    func validate() throws(ClusterError) {
+        func require(_ condition: Bool, _ detail: @autoclosure () -> String) throws(ClusterError) {
+            guard condition else { throw ClusterError(.invalidConfiguration, detail()) }
+        }
+        let roomBytes = room.utf8.count
+        try require((1...255).contains(roomBytes), "room of \(roomBytes) UTF-8 bytes; expected 1...255")
+        try require(
+            (Self.minimumDatagramBytes...Datagram.maximumSize).contains(maxDatagramBytes),
+            "maxDatagramBytes \(maxDatagramBytes); expected \(Self.minimumDatagramBytes)...\(Datagram.maximumSize)")
+        try require(maxPayloadBytes >= 0, "maxPayloadBytes \(maxPayloadBytes); expected 0 or more")
+        let milliseconds = beaconInterval / .milliseconds(1)
+        try require(
+            milliseconds >= 1 && milliseconds <= Double(Beacon.maximumIntervalMilliseconds),
+            "beaconInterval \(beaconInterval); expected 1 ms ... 1 hour")
+        try require(
+            missedBeaconsBeforeLeaving >= 1,
+            "missedBeaconsBeforeLeaving \(missedBeaconsBeforeLeaving); expected 1 or more")
+        try require(nackDelay >= .zero, "nackDelay \(nackDelay); expected zero or more")
+        try require(nackRetryInterval > .zero, "nackRetryInterval \(nackRetryInterval); expected more than zero")
+        try require(
+            nackRetryMaximum >= nackRetryInterval,
+            "nackRetryMaximum \(nackRetryMaximum); expected at least nackRetryInterval (\(nackRetryInterval))")
+        try require(nackAttempts >= 1, "nackAttempts \(nackAttempts); expected 1 or more")
+        try require(
+            repairSuppressionWindow >= .zero,
+            "repairSuppressionWindow \(repairSuppressionWindow); expected zero or more")
+        try require(
+            retransmissionBufferFragments >= 1,
+            "retransmissionBufferFragments \(retransmissionBufferFragments); expected 1 or more")
+        try require(
+            retransmissionBufferBytes >= 1, "retransmissionBufferBytes \(retransmissionBufferBytes); expected 1 or more"
+        )
+        try require(reassemblyTimeout > .zero, "reassemblyTimeout \(reassemblyTimeout); expected more than zero")
+        try require(reassemblyBufferBytes >= 1, "reassemblyBufferBytes \(reassemblyBufferBytes); expected 1 or more")
+        try require(lossTrackingWindow >= 1, "lossTrackingWindow \(lossTrackingWindow); expected 1 or more")
+    }
+
+    /// Enough for the longest header (two 255-byte names), a tag and a useful chunk.
+    static let minimumDatagramBytes = 1024
+}

@@ -1,0 +1,423 @@
+/// One node of a room's LAN cluster, as a state machine: the driver feeds it datagrams,
+/// payloads to send, capability changes and timer ticks, and performs the
+/// `ClusterAction`s it returns (send datagrams, deliver payloads, report members and the
+/// gateway, schedule the next tick). It opens no socket and reads no clock: times are
+/// `Duration`s since any origin the driver chooses, as long as it keeps it.
+///
+/// ```
+/// var node = try ClusterNode(
+///     configuration: .init(room: "sketch"), nodeID: id, incarnation: .random(in: .min ... .max), key: key)
+/// perform(node.start(now: clock.now))
+/// // on a datagram: perform(node.receive(bytes: bytes, now: clock.now))
+/// // on a local operation: perform(try node.send(payload: bytes, now: clock.now))
+/// // when the scheduled tick fires: perform(node.tick(now: clock.now))
+/// ```
+public struct ClusterNode: Sendable {
+    /// The configuration the node started with.
+    public let configuration: ClusterConfiguration
+    /// This node's id.
+    public let nodeID: String
+    /// This run's incarnation.
+    public let incarnation: UInt64
+    /// What this node did and refused.
+    public private(set) var counters = ClusterCounters()
+
+    private enum Phase { case created, running, stopped }
+
+    /// The receive state of one sender incarnation.
+    private struct SenderState: Sendable {
+        var replay = ReplayWindow()
+        /// Created by the first beacon or data fragment: until then, where the sender's
+        /// data starts is unknown.
+        var stream: InboundStream?
+        var lastHeard: Duration
+    }
+
+    private struct SenderKey: Hashable, Comparable, Sendable {
+        var nodeID: String
+        var incarnation: UInt64
+        static func < (lhs: SenderKey, rhs: SenderKey) -> Bool {
+            guard lhs.nodeID == rhs.nodeID else { return lhs.nodeID.utf8.lexicographicallyPrecedes(rhs.nodeID.utf8) }
+            return lhs.incarnation < rhs.incarnation
+        }
+    }
+
+    /// A sender's incarnations this node remembers at most (its replay windows): older ones
+    /// are forgotten first.
+    private static let incarnationsPerSender = 4
+    /// How long the receive state of a sender that is not a member is kept.
+    private static let forgetSendersAfter: Duration = .seconds(600)
+
+    private let key: RoomKey?
+    private var phase = Phase.created
+    private var capabilities: Capabilities = []
+    private var summary: [UInt8] = []
+    private var outbound = OutboundStream()
+    private var senders: [SenderKey: SenderState] = [:]
+    private var membership: Membership
+    private var election = GatewayElection()
+    private var nextBeacon: Duration?
+    private var announcedTick: Duration?
+    private var random: JitterRandom
+
+    /// A node of `configuration.room` named `nodeID`, for the run `incarnation` (choose it
+    /// at random on every start), authenticating with `key` when there is one (without, the
+    /// LAN is trusted).
+    ///
+    /// Throws when the configuration is out of range, `nodeID` is empty or longer than 255
+    /// UTF-8 bytes, or `key` is empty.
+    public init(configuration: ClusterConfiguration, nodeID: String, incarnation: UInt64, key: [UInt8]?)
+        throws(ClusterError)
+    {
+        try configuration.validate()
+        guard (1...255).contains(nodeID.utf8.count) else {
+            throw ClusterError(.invalidNodeID, "node id of \(nodeID.utf8.count) UTF-8 bytes; expected 1...255")
+        }
+        self.configuration = configuration
+        self.nodeID = nodeID
+        self.incarnation = incarnation
+        self.key = try key.map { bytes throws(ClusterError) in try RoomKey(bytes) }
+        membership = Membership(
+            selfID: nodeID, defaultBeaconInterval: configuration.beaconInterval,
+            missedBeaconsBeforeLeaving: configuration.missedBeaconsBeforeLeaving)
+        random = JitterRandom(incarnation: incarnation, nodeID: nodeID)
+        let fragments = (configuration.maxPayloadBytes + chunkCapacity - 1) / chunkCapacity
+        guard fragments <= Int(UInt16.max) else {
+            throw ClusterError(
+                .invalidConfiguration,
+                "maxPayloadBytes \(configuration.maxPayloadBytes) needs \(fragments) fragments of \(chunkCapacity) bytes; "
+                    + "at most \(UInt16.max) are possible: lower it or raise maxDatagramBytes")
+        }
+    }
+
+    /// The other members, sorted by node id (as UTF-8 bytes).
+    public var members: [Membership.Member] {
+        membership.members.values.sorted { $0.nodeID.utf8.lexicographicallyPrecedes($1.nodeID.utf8) }
+    }
+
+    /// The current gateway (possibly this node), nil when no member has an XMPP session.
+    public var gateway: String? { election.gateway }
+
+    /// Whether the node was started and not stopped.
+    public var isRunning: Bool { phase == .running }
+
+    /// Starts the node: it announces itself with a beacon and elects a gateway.
+    public mutating func start(now: Duration) -> [ClusterAction] {
+        guard phase == .created else { return [] }
+        phase = .running
+        var actions = [sendBeacon(now: now)]
+        actions += reelect()
+        return finish(actions, now: now)
+    }
+
+    /// Stops the node: it says goodbye, so that members see it leave at once. Later inputs
+    /// are ignored.
+    public mutating func stop(now: Duration) -> [ClusterAction] {
+        guard phase == .running else { return [] }
+        phase = .stopped
+        return [emit(.leave)]
+    }
+
+    /// Sends `payload` to every member of the room, in as many datagrams as it needs.
+    ///
+    /// Throws when the node is not running or the payload is larger than
+    /// `configuration.maxPayloadBytes`.
+    public mutating func send(payload: [UInt8], now: Duration) throws(ClusterError) -> [ClusterAction] {
+        guard phase == .running else {
+            throw ClusterError(.notRunning, "send(payload:now:) before start(now:) or after stop(now:)")
+        }
+        guard payload.count <= configuration.maxPayloadBytes else {
+            throw ClusterError(
+                .payloadTooLarge,
+                "payload of \(payload.count) bytes; maxPayloadBytes is \(configuration.maxPayloadBytes): split it")
+        }
+        let fragments = outbound.fragments(
+            of: payload, chunkCapacity: chunkCapacity, fragmentLimit: configuration.retransmissionBufferFragments,
+            byteLimit: configuration.retransmissionBufferBytes)
+        return finish(fragments.map { emit(.data($0)) }, now: now)
+    }
+
+    /// Sets what this node announces: whether it has a working XMPP session (a change is
+    /// announced at once and may move the gateway) and its sync summary (announced with the
+    /// next beacon).
+    ///
+    /// Throws when the summary does not fit in a beacon of `configuration.maxDatagramBytes`.
+    public mutating func setCapabilities(
+        hasXMPPSession: Bool, summary: [UInt8], now: Duration
+    ) throws(ClusterError) -> [ClusterAction] {
+        let limit = configuration.maxDatagramBytes - headerBytes - Datagram.beaconOverhead - tagBytes
+        guard summary.count <= limit else {
+            throw ClusterError(.summaryTooLarge, "summary of \(summary.count) bytes; a beacon has room for \(limit)")
+        }
+        let capabilities: Capabilities = hasXMPPSession ? [.hasXMPPSession] : []
+        let changed = capabilities != self.capabilities
+        self.capabilities = capabilities
+        self.summary = summary
+        guard phase == .running, changed else { return [] }
+        var actions = [sendBeacon(now: now)]
+        actions += reelect()
+        return finish(actions, now: now)
+    }
+
+    /// Handles a datagram received from the group (possibly this node's own, looped back).
+    /// Invalid, unauthenticated, replayed and foreign datagrams are dropped and counted.
+    public mutating func receive(bytes: [UInt8], now: Duration) -> [ClusterAction] {
+        guard phase == .running else { return [] }
+        let datagram: Datagram
+        do {
+            datagram = try Datagram(decoding: bytes)
+        } catch {
+            counters.droppedMalformed += 1
+            return []
+        }
+        guard datagram.room == configuration.room else {
+            counters.droppedOtherRoom += 1
+            return []
+        }
+        do {
+            try Datagram.authenticate(bytes, key: key)
+        } catch {
+            if error.kind == .unexpectedAuthentication {
+                counters.droppedUnexpectedlyAuthenticated += 1
+            } else {
+                counters.droppedUnauthenticated += 1
+            }
+            return []
+        }
+        guard datagram.sender != nodeID else {
+            if datagram.incarnation == incarnation {
+                counters.droppedOwn += 1
+            } else {
+                counters.droppedNodeIDConflict += 1
+            }
+            return []
+        }
+        let sender = SenderKey(nodeID: datagram.sender, incarnation: datagram.incarnation)
+        if senders[sender] == nil { remember(sender, now: now) }
+        guard senders[sender]!.replay.accept(datagram.sequence) else {
+            counters.droppedReplayed += 1
+            return []
+        }
+        counters.datagramsAccepted += 1
+        senders[sender]!.lastHeard = now
+        return finish(handle(datagram, from: sender, now: now), now: now)
+    }
+
+    /// Does what is due at `now`: beacons, failure detection, loss requests, reassembly
+    /// timeouts.
+    public mutating func tick(now: Duration) -> [ClusterAction] {
+        guard phase == .running else { return [] }
+        if let announced = announcedTick, announced <= now { announcedTick = nil }
+        var actions: [ClusterAction] = []
+        if let beacon = nextBeacon, beacon <= now { actions.append(sendBeacon(now: now)) }
+        let events = membership.expire(now: now)
+        actions += events.compactMap(Self.action(for:))
+        if !events.isEmpty { actions += reelect() }
+        for sender in senders.keys.sorted() {
+            guard var stream = senders[sender]!.stream else { continue }
+            let ranges = stream.dueRequests(now: now, configuration: configuration, random: &random)
+            counters.reassembliesAbandoned += stream.expireReassembly(
+                now: now, timeout: configuration.reassemblyTimeout)
+            counters.lossesGivenUp = counters.lossesGivenUp.saturatingAdd(stream.takeGivenUp())
+            senders[sender]!.stream = stream
+            actions += requests(for: ranges, of: sender)
+        }
+        forgetSilentSenders(now: now)
+        return finish(actions, now: now)
+    }
+
+    // MARK: - Receiving
+
+    private mutating func handle(_ datagram: Datagram, from sender: SenderKey, now: Duration) -> [ClusterAction] {
+        if case .leave = datagram.body {
+            let events = membership.leave(sender.nodeID, incarnation: sender.incarnation)
+            return events.compactMap(Self.action(for:)) + (events.isEmpty ? [] : reelect())
+        }
+        var beacon: Beacon?
+        if case .beacon(let content) = datagram.body { beacon = content }
+        let events = membership.heard(from: sender.nodeID, incarnation: sender.incarnation, beacon: beacon, now: now)
+        var actions = events.compactMap(Self.action(for:))
+        if !events.isEmpty { actions += reelect() }
+        if events.contains(.joined(sender.nodeID)) { hastenBeacon(now: now) }
+        if events.contains(.left(sender.nodeID)) {
+            // It restarted: its previous run will answer no request.
+            for key in senders.keys where key.nodeID == sender.nodeID && key != sender { senders[key]!.stream = nil }
+        }
+        switch datagram.body {
+        case .beacon(let beacon):
+            if senders[sender]!.stream == nil {
+                senders[sender]!.stream = InboundStream(after: beacon.highestDataSequence)
+            } else {
+                senders[sender]!.stream!.learnHighest(
+                    beacon.highestDataSequence, now: now, configuration: configuration, random: &random)
+            }
+        case .data(let fragment):
+            actions += receive(fragment, from: sender, now: now)
+        case .nack(let nack):
+            actions += handle(nack, now: now)
+        case .leave:
+            break
+        }
+        if senders[sender]!.stream != nil {
+            counters.lossesGivenUp = counters.lossesGivenUp.saturatingAdd(senders[sender]!.stream!.takeGivenUp())
+        }
+        return actions
+    }
+
+    private mutating func receive(_ fragment: DataFragment, from sender: SenderKey, now: Duration) -> [ClusterAction] {
+        var stream = senders[sender]!.stream ?? InboundStream(after: fragment.messageID - 1)
+        let outcome = stream.receive(fragment, now: now, configuration: configuration, random: &random)
+        senders[sender]!.stream = stream
+        switch outcome {
+        case .duplicate:
+            counters.duplicateFragments += 1
+            return []
+        case .inconsistent:
+            counters.reassembliesAbandoned += 1
+            return []
+        case .accepted(payload: nil):
+            limitReassemblyMemory()
+            return []
+        case .accepted(payload: let payload?):
+            counters.payloadsDelivered += 1
+            return [.deliver(payload: payload, from: sender.nodeID)]
+        }
+    }
+
+    private mutating func handle(_ nack: Nack, now: Duration) -> [ClusterAction] {
+        guard nack.target != nodeID else {
+            guard nack.targetIncarnation == incarnation else {
+                counters.repairsUnavailable = counters.repairsUnavailable.saturatingAdd(
+                    nack.missing.reduce(0) {
+                        $0.saturatingAdd(Int(clamping: $1.upperBound - $1.lowerBound).saturatingAdd(1))
+                    })
+                return []
+            }
+            let plan = outbound.repairs(
+                for: nack.missing, now: now, suppressionWindow: configuration.repairSuppressionWindow)
+            counters.repairsSuppressed += plan.suppressed
+            counters.repairsUnavailable = counters.repairsUnavailable.saturatingAdd(plan.unavailable)
+            counters.repairsSent += plan.fragments.count
+            return plan.fragments.map { emit(.data($0)) }
+        }
+        let target = SenderKey(nodeID: nack.target, incarnation: nack.targetIncarnation)
+        if senders[target]?.stream?.heardRequest(for: nack.missing, now: now, configuration: configuration) == true {
+            counters.nacksSuppressed += 1
+        }
+        return []
+    }
+
+    /// Starts remembering `sender`, forgetting its oldest incarnations beyond the limit.
+    private mutating func remember(_ sender: SenderKey, now: Duration) {
+        let others = senders.filter { $0.key.nodeID == sender.nodeID }
+            .sorted { ($0.value.lastHeard, $0.key) < ($1.value.lastHeard, $1.key) }
+        for old in others.prefix(max(0, others.count - Self.incarnationsPerSender + 1)) { senders[old.key] = nil }
+        senders[sender] = SenderState(lastHeard: now)
+    }
+
+    private mutating func forgetSilentSenders(now: Duration) {
+        let silent = senders.filter { key, state in
+            state.lastHeard + Self.forgetSendersAfter <= now
+                && membership.members[key.nodeID]?.incarnation != key.incarnation
+        }
+        for key in silent.keys { senders[key] = nil }
+    }
+
+    /// Keeps the partial payloads of all senders within `reassemblyBufferBytes` by
+    /// abandoning the oldest.
+    private mutating func limitReassemblyMemory() {
+        var total = senders.values.reduce(0) { $0 + ($1.stream?.partialBytes ?? 0) }
+        while total > configuration.reassemblyBufferBytes {
+            let oldest = senders.compactMap { key, state in state.stream?.oldestPartial.map { (key, $0) } }
+                .min { ($0.1.started, $0.0, $0.1.messageID) < ($1.1.started, $1.0, $1.1.messageID) }
+            guard let (sender, partial) = oldest else { return }
+            total -= senders[sender]!.stream!.partial[partial.messageID]!.bytes
+            senders[sender]!.stream!.abandon(partial.messageID)
+            counters.reassembliesAbandoned += 1
+        }
+    }
+
+    // MARK: - Sending
+
+    /// Sends a beacon now and schedules the next one a little under an interval later.
+    private mutating func sendBeacon(now: Duration) -> ClusterAction {
+        nextBeacon = now + configuration.beaconInterval * Double.random(in: 0.9...1, using: &random)
+        let milliseconds = UInt32((configuration.beaconInterval / .milliseconds(1)).rounded())
+        return emit(
+            .beacon(
+                Beacon(
+                    capabilities: capabilities, intervalMilliseconds: max(1, milliseconds),
+                    highestDataSequence: outbound.highestDataSequence, summary: summary)))
+    }
+
+    /// A new member should learn of this node soon, not a whole interval later; the random
+    /// delay keeps many nodes that see it join from answering at once.
+    private mutating func hastenBeacon(now: Duration) {
+        let soon = now + configuration.beaconInterval * Double.random(in: 0...0.1, using: &random)
+        if let next = nextBeacon, next <= soon { return }
+        nextBeacon = soon
+    }
+
+    /// NACK datagrams for `ranges` of `sender`, as many as the ranges need.
+    private mutating func requests(for ranges: [ClosedRange<UInt64>], of sender: SenderKey) -> [ClusterAction] {
+        guard !ranges.isEmpty else { return [] }
+        let room =
+            configuration.maxDatagramBytes - headerBytes - Datagram.nackOverhead - sender.nodeID.utf8.count - tagBytes
+        let perDatagram = min(room / Datagram.nackRangeSize, Int(UInt16.max))
+        var actions: [ClusterAction] = []
+        var start = 0
+        while start < ranges.count {
+            let end = min(start + perDatagram, ranges.count)
+            let nack = Nack(
+                target: sender.nodeID, targetIncarnation: sender.incarnation, missing: Array(ranges[start..<end]))
+            actions.append(emit(.nack(nack)))
+            counters.nacksSent += 1
+            start = end
+        }
+        return actions
+    }
+
+    /// A datagram of this node with the next sequence number, ready to multicast.
+    private mutating func emit(_ body: Datagram.Body) -> ClusterAction {
+        let datagram = Datagram(
+            room: configuration.room, sender: nodeID, incarnation: incarnation, sequence: outbound.takeSequence(),
+            body: body)
+        counters.datagramsSent += 1
+        return .multicast(datagram.encodedUnchecked(key: key))
+    }
+
+    private var headerBytes: Int { Datagram.headerOverhead + configuration.room.utf8.count + nodeID.utf8.count }
+    private var tagBytes: Int { key == nil ? 0 : RoomKey.tagLength }
+    private var chunkCapacity: Int {
+        configuration.maxDatagramBytes - headerBytes - Datagram.dataOverhead - tagBytes
+    }
+
+    // MARK: - Election and timers
+
+    private mutating func reelect() -> [ClusterAction] {
+        let candidates =
+            [(nodeID: nodeID, capabilities: capabilities)]
+            + membership.members.values.map { (nodeID: $0.nodeID, capabilities: $0.capabilities) }
+        guard let change = election.reevaluate(candidates: candidates) else { return [] }
+        return [.gatewayChanged(change)]
+    }
+
+    private static func action(for event: Membership.Event) -> ClusterAction? {
+        switch event {
+        case .joined(let nodeID): .memberJoined(nodeID)
+        case .left(let nodeID): .memberLeft(nodeID)
+        case .capabilitiesChanged: nil
+        }
+    }
+
+    /// Appends a tick request when the next deadline differs from the one last requested.
+    private mutating func finish(_ actions: [ClusterAction], now: Duration) -> [ClusterAction] {
+        var deadlines = [nextBeacon, membership.nextExpiry]
+        for state in senders.values {
+            deadlines.append(state.stream?.nextDeadline(reassemblyTimeout: configuration.reassemblyTimeout))
+        }
+        guard let next = deadlines.compactMap({ $0 }).min(), next != announcedTick else { return actions }
+        announcedTick = next
+        return actions + [.scheduleTick(at: max(next, now))]
+    }
+}

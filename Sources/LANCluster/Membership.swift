@@ -1,0 +1,101 @@
+/// Who is in the room's cluster, learnt from the datagrams members send, with failure
+/// detection: a member that sent nothing for `missedBeaconsBeforeLeaving` of its beacon
+/// intervals has left. It never reads a clock: times are `Duration`s since the driver's
+/// origin.
+public struct Membership: Sendable {
+    /// What this node knows of another member.
+    public struct Member: Hashable, Sendable {
+        /// The member's node id.
+        public var nodeID: String
+        /// The member's current incarnation.
+        public var incarnation: UInt64
+        /// What its last beacon announced; empty until a beacon arrives.
+        public var capabilities: Capabilities
+        /// The sync summary of its last beacon; empty until a beacon arrives.
+        public var summary: [UInt8]
+        /// Its beacon interval, as it announced it (this node's own until a beacon arrives).
+        public var beaconInterval: Duration
+        /// When this node last heard from it.
+        public var lastHeard: Duration
+    }
+
+    /// A change of membership.
+    public enum Event: Hashable, Sendable {
+        /// A node joined.
+        case joined(String)
+        /// A node left (or restarted, before joining again with a new incarnation).
+        case left(String)
+        /// A member's capabilities changed.
+        case capabilitiesChanged(String)
+    }
+
+    /// This node's id: never a member of its own view.
+    public let selfID: String
+    /// The beacon interval assumed for members not yet heard in a beacon.
+    public let defaultBeaconInterval: Duration
+    /// How many beacon intervals of silence make a member leave.
+    public let missedBeaconsBeforeLeaving: Int
+    /// The other members, by node id.
+    public private(set) var members: [String: Member] = [:]
+
+    /// An empty view.
+    public init(selfID: String, defaultBeaconInterval: Duration, missedBeaconsBeforeLeaving: Int) {
+        self.selfID = selfID
+        self.defaultBeaconInterval = defaultBeaconInterval
+        self.missedBeaconsBeforeLeaving = missedBeaconsBeforeLeaving
+    }
+
+    /// An authenticated datagram of this room arrived from `nodeID`, with `beacon` when it
+    /// was a beacon.
+    public mutating func heard(
+        from nodeID: String, incarnation: UInt64, beacon: Beacon?, now: Duration
+    ) -> [Event] {
+        guard nodeID != selfID else { return [] }
+        var events: [Event] = []
+        if let known = members[nodeID], known.incarnation != incarnation {
+            members[nodeID] = nil
+            events.append(.left(nodeID))
+        }
+        if members[nodeID] == nil {
+            members[nodeID] = Member(
+                nodeID: nodeID, incarnation: incarnation, capabilities: [], summary: [],
+                beaconInterval: defaultBeaconInterval, lastHeard: now)
+            events.append(.joined(nodeID))
+        }
+        members[nodeID]!.lastHeard = max(members[nodeID]!.lastHeard, now)
+        if let beacon {
+            let previous = members[nodeID]!.capabilities
+            members[nodeID]!.capabilities = beacon.capabilities
+            members[nodeID]!.summary = beacon.summary
+            members[nodeID]!.beaconInterval = .milliseconds(Int(beacon.intervalMilliseconds))
+            if previous != beacon.capabilities, !events.contains(.joined(nodeID)) {
+                events.append(.capabilitiesChanged(nodeID))
+            }
+        }
+        return events
+    }
+
+    /// `nodeID` said it is leaving (with `incarnation`, so that a late goodbye of a
+    /// previous run does not remove the restarted node).
+    public mutating func leave(_ nodeID: String, incarnation: UInt64) -> [Event] {
+        guard members[nodeID]?.incarnation == incarnation else { return [] }
+        members[nodeID] = nil
+        return [.left(nodeID)]
+    }
+
+    /// Removes the members that have been silent too long by `now`, in node id order.
+    public mutating func expire(now: Duration) -> [Event] {
+        let silent = members.values.filter { expiry(of: $0) <= now }.map(\.nodeID).sorted()
+        for nodeID in silent { members[nodeID] = nil }
+        return silent.map { .left($0) }
+    }
+
+    /// When the next member leaves unless it is heard from, nil without members.
+    public var nextExpiry: Duration? {
+        members.values.lazy.map { expiry(of: $0) }.min()
+    }
+
+    private func expiry(of member: Member) -> Duration {
+        member.lastHeard + member.beaconInterval * missedBeaconsBeforeLeaving
+    }
+}

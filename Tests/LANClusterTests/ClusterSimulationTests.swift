@@ -1,0 +1,111 @@
+import CanvasTestSupport
+import Testing
+
+@testable import LANCluster
+
+@Suite struct ClusterSimulationTests {
+    /// `nodes` nodes on a LAN with `faults`: each sends `payloadsPerNode` payloads of random
+    /// sizes (some of several fragments) at random times; every payload must reach every
+    /// other node exactly once.
+    private func everyPayloadArrivesExactlyOnce(
+        nodes count: Int, payloadsPerNode: Int, faults: SimulatedLAN.Faults, key: [UInt8]?, seed: UInt64
+    ) throws {
+        var generator = SplitMix64(seed: seed)
+        let nodes = try (0..<count).map { index in
+            try ClusterNode(
+                configuration: .init(room: "sketch"), nodeID: "node-\(index)",
+                incarnation: generator.next(), key: key)
+        }
+        var lan = SimulatedLAN(nodes: nodes, faults: faults, seed: generator.next())
+        for index in 0..<count {
+            lan.run(for: .milliseconds(Int64.random(in: 0...2, using: &generator)))
+            lan.start(index)
+        }
+        lan.run(for: .seconds(2))
+        var sent: [[UInt8]] = []
+        var schedule: [(Duration, Int, [UInt8])] = []
+        for index in 0..<count {
+            for number in 0..<payloadsPerNode {
+                let size =
+                    generator.chance(0.2)
+                    ? Int.random(in: 1200...4000, using: &generator) : Int.random(in: 0...400, using: &generator)
+                let payload = Array("\(index)/\(number):".utf8) + generator.bytes(size)
+                sent.append(payload)
+                schedule.append(
+                    (lan.now + .milliseconds(Int64.random(in: 0...2000, using: &generator)), index, payload))
+            }
+        }
+        for (time, index, payload) in schedule.sorted(by: { $0.0 < $1.0 }) {
+            lan.run(until: time)
+            try lan.send(payload, from: index)
+        }
+        lan.run(for: .seconds(15))
+
+        for index in 0..<count {
+            let received = lan.deliveries[index].map(\.payload)
+            let expected = sent.filter { !$0.starts(with: Array("\(index)/".utf8)) }
+            #expect(received.count == expected.count, "node \(index): \(received.count) of \(expected.count) payloads")
+            #expect(Set(received) == Set(expected), "node \(index) missed or garbled payloads")
+            #expect(
+                lan.deliveries[index].allSatisfy { $0.payload.starts(with: Array("\($0.from.dropFirst(5))/".utf8)) })
+            #expect(lan.nodes[index].counters.lossesGivenUp == 0)
+        }
+        let totals = lan.nodes.map(\.counters)
+        print(
+            "\(count) nodes: \(totals.map(\.datagramsSent).reduce(0, +)) datagrams, "
+                + "\(totals.map(\.nacksSent).reduce(0, +)) NACKs, \(totals.map(\.nacksSuppressed).reduce(0, +)) suppressed, "
+                + "\(totals.map(\.repairsSent).reduce(0, +)) repairs, \(totals.map(\.droppedReplayed).reduce(0, +)) replays dropped"
+        )
+    }
+
+    @Test func fiveNodesWithoutFaults() throws {
+        try everyPayloadArrivesExactlyOnce(
+            nodes: 5, payloadsPerNode: 20, faults: .init(), key: nil, seed: announcedSeed())
+    }
+
+    @Test func eightNodesWithLossDuplicationAndReordering() throws {
+        try everyPayloadArrivesExactlyOnce(
+            nodes: 8, payloadsPerNode: 30,
+            faults: .init(loss: 0.2, duplication: 0.1, maximumDelay: .milliseconds(20)), key: Array("room key".utf8),
+            seed: announcedSeed())
+    }
+
+    @Test func fiftyNodesWithLossDuplicationAndReordering() throws {
+        try everyPayloadArrivesExactlyOnce(
+            nodes: 50, payloadsPerNode: 3,
+            faults: .init(loss: 0.2, duplication: 0.05, maximumDelay: .milliseconds(5)), key: Array("room key".utf8),
+            seed: announcedSeed())
+    }
+
+    /// An attacker on the LAN replays every datagram it captured and forges others: nothing
+    /// is delivered twice, nothing forged is delivered, and both are counted.
+    @Test func replayedAndSpoofedDatagramsAreRejected() throws {
+        var generator = SplitMix64(seed: announcedSeed())
+        let key = Array("room key".utf8)
+        let nodes = try (0..<3).map {
+            try ClusterNode(configuration: .init(room: "sketch"), nodeID: "n\($0)", incarnation: UInt64($0), key: key)
+        }
+        var lan = SimulatedLAN(nodes: nodes, faults: .init(), seed: generator.next())
+        for index in 0..<3 { lan.start(index) }
+        lan.run(for: .seconds(1))
+        var captured: [[UInt8]] = []
+        for number in 0..<10 {
+            var copy = lan.nodes[0]
+            captured += (try copy.send(payload: [UInt8(number)], now: lan.now)).datagrams
+            try lan.send([UInt8(number)], from: 0)
+        }
+        lan.run(for: .seconds(1))
+        for bytes in captured { lan.inject(bytes) }
+        let forged = try Datagram(
+            room: "sketch", sender: "n0", incarnation: 0, sequence: 1_000,
+            body: .data(DataFragment(dataSequence: 500, index: 0, count: 1, chunk: [0xEE]))
+        ).encoded(key: try RoomKey(Array("guessed key".utf8)))
+        lan.inject(forged)
+        lan.run(for: .seconds(1))
+        for index in 1..<3 {
+            #expect(lan.deliveries[index].map(\.payload).sorted { $0[0] < $1[0] } == (0..<10).map { [UInt8($0)] })
+            #expect(lan.nodes[index].counters.droppedReplayed == 10)
+            #expect(lan.nodes[index].counters.droppedUnauthenticated == 1)
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import CanvasTestSupport
+import Testing
+
+@testable import LANCluster
+
+@Suite struct GatewayElectionTests {
+    @Test func electsTheLowestNodeIDWithAnXMPPSession() {
+        let xmpp = Capabilities.hasXMPPSession
+        #expect(GatewayElection.winner(among: [("b", xmpp), ("a", Capabilities()), ("c", xmpp)]) == "b")
+        #expect(GatewayElection.winner(among: [("b", Capabilities()), ("a", Capabilities())]) == nil)
+        #expect(GatewayElection.winner(among: []) == nil)
+        #expect(
+            GatewayElection.winner(among: [("Z", xmpp), ("a", xmpp), ("é", xmpp)]) == "Z", "compared as UTF-8 bytes")
+    }
+
+    @Test func isIndependentOfOrder() {
+        var generator = SplitMix64(seed: announcedSeed())
+        for _ in 0..<200 {
+            let candidates = (0..<Int.random(in: 0...10, using: &generator)).map { index in
+                (
+                    nodeID: "node-\(UInt8.random(in: 0...255, using: &generator))",
+                    capabilities: generator.chance(0.5) ? Capabilities.hasXMPPSession : []
+                )
+            }
+            #expect(
+                GatewayElection.winner(among: candidates)
+                    == GatewayElection.winner(among: candidates.shuffled(using: &generator)))
+        }
+    }
+
+    @Test func reportsOnlyChanges() {
+        var election = GatewayElection()
+        #expect(election.reevaluate(candidates: [("a", Capabilities())]) == nil)
+        #expect(election.reevaluate(candidates: [("a", .hasXMPPSession)]) == .some("a"))
+        #expect(election.reevaluate(candidates: [("a", .hasXMPPSession), ("b", .hasXMPPSession)]) == nil)
+        #expect(election.reevaluate(candidates: [("b", .hasXMPPSession)]) == .some("b"))
+        #expect(election.reevaluate(candidates: [("b", Capabilities())]) == .some(nil))
+        #expect(election.gateway == nil)
+    }
+
+    @Test func everyNodeAgreesAndAnotherTakesOverWhenTheGatewayCrashes() throws {
+        var lan = SimulatedLAN(
+            nodes: try (0..<6).map {
+                try ClusterNode(
+                    configuration: .init(room: "sketch"), nodeID: "n\($0)", incarnation: UInt64($0), key: nil)
+            },
+            faults: .init(), seed: 2)
+        for index in 0..<6 { lan.start(index) }
+        lan.run(until: .seconds(1))
+        for index in lan.nodes.indices { #expect(lan.nodes[index].gateway == nil) }
+        try lan.setCapabilities(3, hasXMPPSession: true)
+        try lan.setCapabilities(5, hasXMPPSession: true)
+        lan.run(for: .milliseconds(50))
+        for index in lan.nodes.indices {
+            #expect(lan.nodes[index].gateway == "n3")
+            #expect(
+                lan.reports[index].filter { if case .gatewayChanged = $0 { true } else { false } }.last
+                    == .gatewayChanged("n3"))
+        }
+        try lan.setCapabilities(1, hasXMPPSession: true)
+        lan.run(for: .milliseconds(50))
+        for node in lan.nodes { #expect(node.gateway == "n1", "capability changes are announced at once") }
+        let crash = lan.now
+        lan.attached.remove(1)
+        lan.run(for: .seconds(3) + .milliseconds(100))
+        for index in lan.nodes.indices where index != 1 {
+            #expect(lan.nodes[index].gateway == "n3", "takeover within 3 s of the last beacon, since \(crash)")
+        }
+        try lan.setCapabilities(3, hasXMPPSession: false)
+        lan.run(for: .milliseconds(50))
+        for index in lan.nodes.indices where index != 1 { #expect(lan.nodes[index].gateway == "n5") }
+    }
+}

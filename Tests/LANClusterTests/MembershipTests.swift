@@ -1,0 +1,127 @@
+import Testing
+
+@testable import LANCluster
+
+private func beacon(_ capabilities: Capabilities = [], intervalMilliseconds: UInt32 = 1000) -> Beacon {
+    Beacon(capabilities: capabilities, intervalMilliseconds: intervalMilliseconds, highestDataSequence: 0, summary: [9])
+}
+
+@Suite struct MembershipTests {
+    private var membership = Membership(selfID: "me", defaultBeaconInterval: .seconds(1), missedBeaconsBeforeLeaving: 3)
+
+    @Test mutating func joinsOnFirstDatagramAndLeavesAfterThreeMissedBeacons() {
+        #expect(membership.heard(from: "a", incarnation: 1, beacon: beacon(), now: .zero) == [.joined("a")])
+        #expect(membership.heard(from: "a", incarnation: 1, beacon: beacon(), now: .seconds(1)).isEmpty)
+        #expect(membership.heard(from: "b", incarnation: 1, beacon: nil, now: .seconds(1)) == [.joined("b")])
+        #expect(membership.heard(from: "me", incarnation: 1, beacon: beacon(), now: .seconds(1)).isEmpty)
+        #expect(membership.nextExpiry == .seconds(4))
+        #expect(membership.expire(now: .milliseconds(3999)).isEmpty)
+        #expect(membership.expire(now: .seconds(4)) == [.left("a"), .left("b")])
+        #expect(membership.members.isEmpty)
+        #expect(membership.nextExpiry == nil)
+    }
+
+    @Test mutating func usesEachMembersAnnouncedInterval() {
+        _ = membership.heard(from: "slow", incarnation: 1, beacon: beacon(intervalMilliseconds: 5000), now: .zero)
+        _ = membership.heard(from: "fast", incarnation: 1, beacon: beacon(intervalMilliseconds: 100), now: .zero)
+        #expect(membership.expire(now: .milliseconds(300)) == [.left("fast")])
+        #expect(membership.expire(now: .milliseconds(14_999)).isEmpty)
+        #expect(membership.expire(now: .seconds(15)) == [.left("slow")])
+    }
+
+    @Test mutating func reportsCapabilityChangesAndRestarts() {
+        _ = membership.heard(from: "a", incarnation: 1, beacon: nil, now: .zero)
+        #expect(membership.members["a"]?.capabilities == [])
+        #expect(
+            membership.heard(from: "a", incarnation: 1, beacon: beacon(.hasXMPPSession), now: .zero) == [
+                .capabilitiesChanged("a")
+            ])
+        #expect(membership.members["a"]?.summary == [9])
+        #expect(membership.heard(from: "a", incarnation: 2, beacon: nil, now: .zero) == [.left("a"), .joined("a")])
+        #expect(membership.members["a"]?.capabilities == [], "a restarted node announces its capabilities again")
+    }
+
+    @Test mutating func leavesOnGoodbyeOfTheCurrentIncarnationOnly() {
+        _ = membership.heard(from: "a", incarnation: 2, beacon: nil, now: .zero)
+        #expect(membership.leave("a", incarnation: 1).isEmpty)
+        #expect(membership.leave("a", incarnation: 2) == [.left("a")])
+    }
+}
+
+@Suite struct ClusterMembershipTests {
+    @Test func nodesDiscoverEachOtherAndNoticeACrash() throws {
+        var lan = SimulatedLAN(
+            nodes: try (0..<5).map {
+                try ClusterNode(
+                    configuration: .init(room: "sketch"), nodeID: "n\($0)", incarnation: UInt64($0), key: nil)
+            },
+            faults: .init(), seed: 1)
+        for index in 0..<5 { lan.start(index) }
+        lan.run(until: .milliseconds(500))
+        for node in lan.nodes {
+            #expect(node.members.count == 4, "a join hastens the beacons: discovery in well under an interval")
+        }
+        lan.attached.remove(4)
+        lan.run(until: .milliseconds(2900))
+        for index in 0..<4 { #expect(!lan.reports[index].contains(.memberLeft("n4"))) }
+        lan.run(until: .milliseconds(3500))
+        for index in 0..<4 {
+            #expect(lan.reports[index].filter { $0 == .memberLeft("n4") }.count == 1)
+            #expect(lan.nodes[index].members.map(\.nodeID) == (0..<4).filter { $0 != index }.map { "n\($0)" })
+        }
+    }
+
+    @Test func aGoodbyeIsSeenAtOnce() throws {
+        var (a, _) = try startedNode("a")
+        var (b, bStart) = try startedNode("b")
+        for bytes in bStart.datagrams { _ = a.receive(bytes: bytes, now: .zero) }
+        #expect(a.members.map(\.nodeID) == ["b"])
+        let goodbye = b.stop(now: .milliseconds(10))
+        let actions = goodbye.datagrams.flatMap { a.receive(bytes: $0, now: .milliseconds(10)) }
+        #expect(actions.reports == [.memberLeft("b")])
+        #expect(throws: ClusterError(.notRunning, "")) { try b.send(payload: [1], now: .seconds(1)) }
+    }
+
+    @Test func ignoresOtherRooms() throws {
+        var (a, _) = try startedNode("a")
+        var (b, bStart) = try startedNode("b") { $0.room = "another room" }
+        for bytes in bStart.datagrams + (try b.send(payload: [1], now: .zero)).datagrams {
+            #expect(a.receive(bytes: bytes, now: .zero).isEmpty)
+        }
+        #expect(a.counters.droppedOtherRoom == 2)
+        #expect(a.members.isEmpty)
+    }
+
+    @Test func refusesInvalidSettingsWithActionableMessages() {
+        var configuration = ClusterConfiguration(room: "sketch")
+        configuration.maxDatagramBytes = 100
+        #expect(throws: ClusterError(.invalidConfiguration, "")) {
+            try ClusterNode(configuration: configuration, nodeID: "a", incarnation: 1, key: nil)
+        }
+        #expect(throws: ClusterError(.invalidNodeID, "")) {
+            try ClusterNode(configuration: .init(room: "sketch"), nodeID: "", incarnation: 1, key: nil)
+        }
+        #expect(throws: ClusterError(.invalidKey, "")) {
+            try ClusterNode(configuration: .init(room: "sketch"), nodeID: "a", incarnation: 1, key: [])
+        }
+        do {
+            _ = try ClusterNode(configuration: configuration, nodeID: "a", incarnation: 1, key: nil)
+        } catch {
+            #expect(error.description == "invalid cluster configuration: maxDatagramBytes 100; expected 1024...65507")
+        }
+    }
+
+    @Test func refusesOversizedPayloadsAndSummaries() throws {
+        var (node, _) = try startedNode("a") { $0.maxPayloadBytes = 10 }
+        #expect(throws: ClusterError(.payloadTooLarge, "")) {
+            try node.send(payload: Array(repeating: 0, count: 11), now: .zero)
+        }
+        #expect(throws: ClusterError(.summaryTooLarge, "")) {
+            try node.setCapabilities(hasXMPPSession: false, summary: Array(repeating: 0, count: 1200), now: .zero)
+        }
+        let fits = 1200 - (Datagram.headerOverhead + "sketch".utf8.count + 1) - Datagram.beaconOverhead
+        let actions = try node.setCapabilities(
+            hasXMPPSession: true, summary: Array(repeating: 0, count: fits), now: .zero)
+        #expect(actions.datagrams.map(\.count) == [1200])
+    }
+}

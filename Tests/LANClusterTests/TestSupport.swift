@@ -1,0 +1,56 @@
+import CanvasTestSupport
+import Foundation
+
+@testable import LANCluster
+
+/// A seed printed so that a failing run can be replayed.
+func announcedSeed(_ test: String = #function) -> UInt64 {
+    let seed = UInt64(ProcessInfo.processInfo.environment["CANVAS_SEED"] ?? "") ?? UInt64.random(in: 0..<1_000_000)
+    print("\(test): seed \(seed) (set CANVAS_SEED to replay)")
+    return seed
+}
+
+extension SplitMix64 {
+    mutating func bytes(_ count: Int) -> [UInt8] {
+        (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &self) }
+    }
+}
+
+/// A node of room "sketch" with the defaults, started at `now`.
+func startedNode(
+    _ nodeID: String, incarnation: UInt64 = 1, key: [UInt8]? = nil, now: Duration = .zero,
+    configure: (inout ClusterConfiguration) -> Void = { _ in }
+) throws -> (node: ClusterNode, actions: [ClusterAction]) {
+    var configuration = ClusterConfiguration(room: "sketch")
+    configure(&configuration)
+    var node = try ClusterNode(configuration: configuration, nodeID: nodeID, incarnation: incarnation, key: key)
+    let actions = node.start(now: now)
+    return (node, actions)
+}
+
+extension [ClusterAction] {
+    /// The datagrams to multicast, in order.
+    var datagrams: [[UInt8]] {
+        compactMap { if case .multicast(let bytes) = $0 { bytes } else { nil } }
+    }
+
+    /// The payloads delivered, in order.
+    var deliveries: [(payload: [UInt8], from: String)] {
+        compactMap { if case .deliver(let payload, let from) = $0 { (payload, from) } else { nil } }
+    }
+
+    /// Membership and gateway reports, without datagrams, deliveries and ticks.
+    var reports: [ClusterAction] {
+        filter {
+            switch $0 {
+            case .memberJoined, .memberLeft, .gatewayChanged: true
+            case .multicast, .deliver, .scheduleTick: false
+            }
+        }
+    }
+
+    /// The decoded datagrams to multicast.
+    var decoded: [Datagram] {
+        datagrams.compactMap { try? Datagram(decoding: $0) }
+    }
+}
