@@ -92,7 +92,10 @@ public struct RoomSession: Sendable {
             transports[id]!.forget(peer)
             actions.append(.event(.memberLeft(peer, via: id)))
         case .received(let bytes, let peer, let id):
+            guard transports[id]?.isUp == true else { break }
             received(bytes, from: peer, via: id, now: now, &actions)
+        case .recorded(let bytes, let peer, let id):
+            received(bytes, from: peer, via: id, now: now, operationsOnly: true, &actions)
         case .accepted(let sendID, let id):
             transports[id]?.inFlight[sendID] = nil
         case .timer:
@@ -221,9 +224,9 @@ public struct RoomSession: Sendable {
     // MARK: - Remote messages
 
     private mutating func received(
-        _ bytes: [UInt8], from peer: PeerID, via id: TransportID, now: Duration, _ actions: inout [SessionAction]
+        _ bytes: [UInt8], from peer: PeerID, via id: TransportID, now: Duration, operationsOnly: Bool = false,
+        _ actions: inout [SessionAction]
     ) {
-        guard transports[id]?.isUp == true else { return }
         let message: Message
         do {
             message = try MessageDecoder.decode(bytes)
@@ -234,9 +237,10 @@ public struct RoomSession: Sendable {
         }
         switch message {
         case .operation, .mega:
-            applyRemote(message.operations, from: Author(peer: peer, transport: id), now: now, &actions)
+            applyRemote(
+                message.operations, from: Author(peer: peer, transport: id), now: now, isDrawing: !operationsOnly, &actions)
         case .sync(let sync):
-            handleSync(sync, from: peer, via: id, now: now, &actions)
+            if !operationsOnly { handleSync(sync, from: peer, via: id, now: now, &actions) }
         case .unsupported:
             statistics.unsupported += 1
         }
@@ -244,7 +248,9 @@ public struct RoomSession: Sendable {
 
     /// Applies operations from a member; persists the novel ones and relays them to the
     /// other transports (with the resolved offset, for an APPEND that had none).
-    mutating func applyRemote(_ operations: [Operation], from author: Author, now: Duration, _ actions: inout [SessionAction]) {
+    mutating func applyRemote(
+        _ operations: [Operation], from author: Author, now: Duration, isDrawing: Bool = true, _ actions: inout [SessionAction]
+    ) {
         var applied: [AppliedOperation] = []
         for operation in operations {
             let effect = apply(operation)
@@ -257,8 +263,8 @@ public struct RoomSession: Sendable {
         }
         guard !applied.isEmpty else { return }
         let novel = applied.map(\.operation)
-        // Repairs from a member we are exchanging summaries with are not drawing.
-        if transports[author.transport]?.syncing.contains(author.peer) != true {
+        // Repairs from a member we are exchanging summaries with, and the past, are not drawing.
+        if isDrawing, transports[author.transport]?.syncing.contains(author.peer) != true {
             lastDrawn[author] = now
         }
         actions.append(.persistRemote(novel))

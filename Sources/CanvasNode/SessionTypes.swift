@@ -46,6 +46,11 @@ public enum SessionInput: Sendable {
     case memberLeft(PeerID, via: TransportID)
     /// One message's bytes from a member.
     case received([UInt8], from: PeerID, via: TransportID)
+    /// One message from a transport's record of the past (an XMPP room's archive or
+    /// history), or one that arrived before the transport came up: its operations are
+    /// applied (and relayed when novel) whether or not the transport is up; sync messages
+    /// describe a past state and are ignored.
+    case recorded([UInt8], from: PeerID, via: TransportID)
     /// The transport has accepted (for XMPP: acknowledged) a send that carried local operations.
     case accepted(SendID, via: TransportID)
     /// The timer asked for by `.scheduleTimer` fired (early or late calls are harmless).

@@ -45,6 +45,8 @@ final class XMPPRoomLink: RoomTransport {
     private var unconfirmedSavedAt: Duration = .zero
     /// When to try joining again after a kick or a lost self-ping.
     private var rejoinAt: Duration?
+    /// While catching up after a join: when to give up waiting for it.
+    private var catchUpDeadline: Duration?
     /// Join attempts refused for a reason that may pass, since the last successful join.
     private var joinAttempts = 0
     /// When to ping ourselves in the room next (XEP-0410), and the ping waiting for its answer.
@@ -63,6 +65,8 @@ final class XMPPRoomLink: RoomTransport {
     static let selfPingInterval: Duration = .seconds(60)
     static let selfPingTimeout: Duration = .seconds(30)
     static let rejoinDelay: Duration = .seconds(2)
+    /// How long the session waits for the archive catch-up before syncing anyway.
+    static let catchUpLimit: Duration = .seconds(30)
 
     init(
         room: MUCRoom, replica: RoomReplica, client: XMPPClient, clock: NodeClock, logger: Logger,
@@ -180,9 +184,22 @@ final class XMPPRoomLink: RoomTransport {
         return false
     }
 
+    /// Tells the session the room is there, with its occupants (once per join).
+    private func bringUp() {
+        catchUpDeadline = nil
+        guard !transportUp, room.isJoined else { return }
+        transportUp = true
+        let members = Set(room.occupants.keys.filter { $0 != room.nickname }.map { PeerID($0) })
+        replica.handle(.transportUp(Self.transportID, maxMessageBytes: Self.maxMessageBytes, members: members))
+    }
+
     /// Timers: rejoin, self-ping, throttled sends.
     func tick() {
         let now = clock.now
+        if let deadline = catchUpDeadline, now >= deadline {
+            logger.warning("catching up with the room takes too long; syncing with the occupants meanwhile", metadata: ["room": "\(roomJID)"])
+            bringUp()
+        }
         if let rejoinAt, now >= rejoinAt, client.isOnline {
             self.rejoinAt = nil
             perform(room.join(archivePosition: archivePosition))
@@ -282,13 +299,13 @@ final class XMPPRoomLink: RoomTransport {
         case .joined(let nickname, let occupants):
             logger.info("joined the room", metadata: ["room": "\(roomJID)", "nick": "\(nickname)", "occupants": "\(occupants.count)"])
             emit(NodeEvent("joined").with("room", replica.name).with("nick", nickname).with("occupants", occupants.map(\.nickname).sorted()))
-            transportUp = true
             joinAttempts = 0
             awaitingReflection = [:]
             nextSelfPing = clock.now + Self.selfPingInterval
             selfPingSentAt = nil
-            let members = Set(occupants.filter { $0.nickname != nickname }.map { PeerID($0.nickname) })
-            replica.handle(.transportUp(Self.transportID, maxMessageBytes: Self.maxMessageBytes, members: members))
+            // The session hears of the room once the archive (or history) is read: catching
+            // up is cheaper than anti-entropy, which then repairs only what the archive lacks.
+            catchUpDeadline = clock.now + Self.catchUpLimit
         case .occupantJoined(let occupant):
             guard transportUp, occupant.nickname != room.nickname else { return }
             replica.handle(.memberJoined(PeerID(occupant.nickname), via: Self.transportID))
@@ -307,6 +324,7 @@ final class XMPPRoomLink: RoomTransport {
             logger.info("caught up with the room", metadata: ["room": "\(roomJID)", "messages": "\(messages)", "archive": "\(usedArchive)"])
             emit(NodeEvent("caught_up").with("room", replica.name).with("messages", messages).with("archive", usedArchive))
             savePositionIfChanged()
+            bringUp()
         case .left(let reason):
             if reason == .voluntary {
                 logger.info("left the room", metadata: ["room": "\(roomJID)"])
@@ -346,14 +364,15 @@ final class XMPPRoomLink: RoomTransport {
             }
             return
         }
-        guard transportUp || message.source != .live else { return }
         let nickname = message.fromNickname ?? ""
-        if Self.isSyncMessage(message.body) {
-            // Old sync messages describe a past state; only operations are worth applying.
-            guard message.source == .live else { return }
-            speaksSync.insert(nickname)
+        let bytes = Array(message.body.utf8)
+        if message.source == .live, Self.isSyncMessage(message.body) { speaksSync.insert(nickname) }
+        guard message.source == .live, transportUp else {
+            // The archive, the history, or the room before the session knows it: operations only.
+            replica.handle(.recorded(bytes, from: PeerID(nickname), via: Self.transportID))
+            return
         }
-        replica.handle(.received(Array(message.body.utf8), from: PeerID(nickname), via: Self.transportID))
+        replica.handle(.received(bytes, from: PeerID(nickname), via: Self.transportID))
     }
 
     private func rejected(stanzaID: String?, condition: String, text: String?) {
@@ -387,6 +406,7 @@ final class XMPPRoomLink: RoomTransport {
         throttled = []
         heldWhileOffline = []
         throttledUntil = nil
+        catchUpDeadline = nil
         selfPingSentAt = nil
         nextSelfPing = nil
     }

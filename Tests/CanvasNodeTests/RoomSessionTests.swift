@@ -71,6 +71,26 @@ import Testing
         #expect(session.unacceptedOperations(on: Self.xmpp).isEmpty)
     }
 
+    /// An archive is read before the transport is up: its operations count (and are
+    /// relayed to the other transports), its old sync messages are not answered, and
+    /// nobody is "drawing".
+    @Test func recordedMessagesApplyOperationsOnly() throws {
+        var session = Self.session()
+        _ = session.handle(.transportUp(Self.lan, maxMessageBytes: 1200, members: [PeerID("l")]), at: .zero)
+        let add = MessageEncoder.encode(CanvasCore.Operation.add(StrokeID("old_1"), Self.header))
+        let applied = session.handle(.recorded(add, from: PeerID("someone"), via: Self.xmpp), at: .seconds(1))
+        #expect(session.document[StrokeID("old_1")] != nil)
+        #expect(Self.operationSends(applied).map(\.via) == [Self.lan])
+        #expect(!applied.contains { if case .event(.drawing(let who)) = $0 { !who.isEmpty } else { false } })
+        let summary = SyncMessage(node: "other", root: 42, to: nil, body: .summary).encoded()
+        let stale = session.handle(.recorded(summary, from: PeerID("someone"), via: Self.xmpp), at: .seconds(2))
+        #expect(Self.sends(stale).isEmpty)
+        // Live messages on a transport that is not up are not taken.
+        let other = MessageEncoder.encode(CanvasCore.Operation.add(StrokeID("old_2"), Self.header))
+        _ = session.handle(.received(other, from: PeerID("someone"), via: Self.xmpp), at: .seconds(3))
+        #expect(session.document[StrokeID("old_2")] == nil)
+    }
+
     @Test func gatewayRelaysNovelOperationsToOtherTransportsOnly() throws {
         var gateway = Self.session("gw")
         _ = gateway.handle(.transportUp(Self.lan, maxMessageBytes: 1200, members: [PeerID("a")]), at: .zero)
