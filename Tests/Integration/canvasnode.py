@@ -13,7 +13,7 @@ import time
 class Node:
     """One `canvas join` process and the events it printed."""
 
-    def __init__(self, canvas, name, rooms, jid, password_file, env, store, extra=(), log_dir=None):
+    def __init__(self, canvas, name, rooms, jid, password_file, env, store, extra=(), log_dir=None, room_flags=True):
         self.canvas = canvas
         self.name = name
         self.rooms = rooms if isinstance(rooms, list) else [rooms]
@@ -22,6 +22,7 @@ class Node:
         self.env = env
         self.store = store
         self.extra = list(extra)
+        self.room_flags = room_flags  # False: the rooms come from a --config file
         self.log_dir = log_dir or store
         self.events = []
         self.lock = threading.Lock()
@@ -32,7 +33,7 @@ class Node:
         args = [self.canvas, "join", "--jid", self.jid, "--password-file", self.password_file,
                 "--host", self.env["XMPP_HOST"], "--port", self.env["XMPP_PORT"],
                 "--ca-file", self.env["CA_FILE"], "--store", self.store, "--events", "--log-level", "debug"]
-        for room in self.rooms:
+        for room in self.rooms if self.room_flags else []:
             args += ["--room", room]
         return args + self.extra
 

@@ -87,10 +87,10 @@ class XMPPIntegration(unittest.TestCase):
                 node.kill()
         cls.server.stop()
 
-    def node(self, name, user, room, extra=()):
+    def node(self, name, user, room, extra=(), room_flags=True):
         store = os.path.join(self.work, name)
         node = Node(CANVAS, name, room, self.server.jid(user), self.server.password_file(user), self.server.env,
-                    store, extra=extra, log_dir=os.path.join(self.work, "logs"))
+                    store, extra=extra, log_dir=os.path.join(self.work, "logs"), room_flags=room_flags)
         self.nodes.append(node)
         return node
 
@@ -220,6 +220,34 @@ class XMPPIntegration(unittest.TestCase):
         ours.wait_for(lambda: ours.digest() == theirs, 30,
                       f"our digest to equal the legacy peer's view {theirs} ({replay.stderr.strip()})")
         self.assertEqual(ours.stop(), 0)
+
+    def test_4b_one_node_in_two_rooms_from_a_config_file_keeps_an_svg_of_each(self):
+        rng = seeded_random("two rooms")
+        first, second = self.server.room("first"), self.server.room("second")
+        config = os.path.join(self.work, "two-rooms.json")
+        exports = os.path.join(self.work, "two-rooms.svg")
+        with open(config, "w") as f:
+            json.dump({"room": [first, second], "export": exports, "export-interval": 0.5}, f)
+        both = self.node("two", "alice", [first, second], extra=["--config", config], room_flags=False).start()
+        other = self.node("second-only", "bob", second).start()
+        both.wait_joined(room=first)
+        both.wait_joined(room=second)
+        other.wait_joined()
+        # Standard input draws in the first room; the other node draws in the second.
+        mine = both.draw(rng, 3)
+        theirs = other.draw(rng, 4)
+        both.wait_for(lambda: both.points(first) == mine and both.points(second) == theirs, 30,
+                      "each room's strokes in its own replica")
+        wait_converged([both, other], 30, room=second, points=theirs)
+        both.wait_for(lambda: both.has("exported", first) and both.has("exported", second), 30, "the SVGs")
+        self.assertEqual(both.stop(), 0)
+        for room in (first, second):
+            path = both.last("exported", room)["path"]
+            with open(path) as f:
+                svg = f.read()
+            self.assertIn("<svg", svg)
+            self.assertEqual(svg.count("<path"), 3 if room == first else 4, path)
+        self.assertEqual(other.stop(), 0)
 
     def test_5_bad_credentials_and_untrusted_certificates_fail_clearly(self):
         room = self.server.room("refused")
