@@ -41,7 +41,13 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
-        .target(name: "LANCluster", dependencies: ["COpenSSL"], swiftSettings: strict),
+        .target(
+            name: "LANCluster",
+            dependencies: [
+                "COpenSSL", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
         .target(name: "CanvasStore", dependencies: ["CanvasCore", "CanvasProtocol"], swiftSettings: strict),
         .target(
             name: "CanvasNode", dependencies: ["CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasStore"],
@@ -50,7 +56,7 @@ let package = Package(
             name: "CanvasRuntime",
             dependencies: [
                 "CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG", "CanvasStore", "CanvasNode", "XMPP",
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                "LANCluster", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -61,7 +67,7 @@ let package = Package(
             name: "canvas",
             dependencies: [
                 "CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG", "CanvasStore", "CanvasNode", "CanvasBench",
-                "CanvasRuntime", "XMPP", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "CanvasRuntime", "XMPP", "LANCluster", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strict
@@ -94,7 +100,13 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(name: "CanvasCLITests", dependencies: ["canvas"], swiftSettings: strict),
-        .testTarget(name: "LANClusterTests", dependencies: ["LANCluster", "CanvasTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "LANClusterTests",
+            dependencies: [
+                "LANCluster", "CanvasTestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

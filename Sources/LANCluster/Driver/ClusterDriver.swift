@@ -1,0 +1,141 @@
+public import Logging
+public import NIOCore
+import NIOConcurrencyHelpers
+
+/// A room's LAN cluster on a UDP socket: drives a `ClusterNode` from SwiftNIO, sending its
+/// datagrams to a multicast group (or the subnet broadcast address) and reporting what
+/// happens as `events`.
+///
+/// ```
+/// let driver = ClusterDriver(node: node, socket: .init(), eventLoopGroup: group, logger: logger)
+/// try await driver.start()
+/// driver.send(payload: operation)
+/// for await event in driver.events { ... }
+/// await driver.stop()
+/// ```
+public final class ClusterDriver: Sendable {
+    /// Payloads, members and gateway changes, in order; finishes when `stop()` is called.
+    public let events: AsyncStream<ClusterEvent>
+
+    private let socket: ClusterSocketConfiguration
+    private let eventLoop: any EventLoop
+    private let logger: Logger
+    private let continuation: AsyncStream<ClusterEvent>.Continuation
+    /// The node and its socket, on `eventLoop`.
+    private let engine: NIOLoopBoundBox<ClusterEngine>
+    private let view: NIOLockedValueBox<ClusterView>
+    private let lifecycle = NIOLockedValueBox(Lifecycle.idle)
+
+    private enum Lifecycle {
+        case idle
+        case starting
+        case running(any Channel)
+        case stopped
+    }
+
+    /// A driver for `node` (not started yet) on `socket`, on one event loop of
+    /// `eventLoopGroup`.
+    public init(
+        node: ClusterNode, socket: ClusterSocketConfiguration, eventLoopGroup: any EventLoopGroup, logger: Logger
+    ) {
+        self.socket = socket
+        self.logger = logger
+        eventLoop = eventLoopGroup.next()
+        (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        let view = NIOLockedValueBox(ClusterView())
+        self.view = view
+        engine = .makeBoxSendingValue(
+            ClusterEngine(node: node, eventLoop: eventLoop, logger: logger, view: view, events: continuation),
+            eventLoop: eventLoop)
+    }
+
+    /// Opens the socket (shared with other processes on the same port), joins the group on
+    /// the interface (or falls back to broadcast) and starts the node.
+    ///
+    /// Throws when the group, port or interface is invalid, when the socket cannot be
+    /// opened or the group joined (without fallback), or when the driver was already started.
+    public func start() async throws(ClusterError) {
+        let fresh = lifecycle.withLockedValue { state in
+            guard case .idle = state else { return false }
+            state = .starting
+            return true
+        }
+        guard fresh else {
+            throw ClusterError(.notRunning, "start() on a driver that was already started or stopped")
+        }
+        let transport: ClusterTransport
+        do {
+            transport = try await ClusterTransport.open(socket, on: eventLoop, logger: logger) { [engine, logger] in
+                ClusterDatagramHandler(engine: engine.value, logger: logger)
+            }
+        } catch {
+            lifecycle.withLockedValue { state in
+                if case .starting = state { state = .idle }
+            }
+            throw error
+        }
+        view.withLockedValue { $0.transportDescription = transport.description }
+        logger.info("LAN cluster started", metadata: ["transport": "\(transport.description)"])
+        let channel = transport.channel
+        try? await eventLoop.submit { [engine] in
+            engine.value.start(channel: channel, destination: transport.destination)
+        }.get()
+        let running = lifecycle.withLockedValue { state in
+            guard case .starting = state else { return false }
+            state = .running(channel)
+            return true
+        }
+        guard running else {
+            await farewell(channel)
+            throw ClusterError(.notRunning, "stop() was called while the driver was starting")
+        }
+    }
+
+    /// Sends `payload` to every member of the room, in as many datagrams as it needs. A
+    /// payload over `ClusterConfiguration.maxPayloadBytes`, or sent while the driver is not
+    /// running, is logged and dropped.
+    public func send(payload: [UInt8]) {
+        eventLoop.execute { [engine] in engine.value.send(payload: payload) }
+    }
+
+    /// Announces whether this node has a working XMPP session (which may move the gateway)
+    /// and its sync summary. A summary too large for a beacon is logged and dropped.
+    public func setCapabilities(hasXMPPSession: Bool, summary: [UInt8]) {
+        eventLoop.execute { [engine] in
+            engine.value.setCapabilities(hasXMPPSession: hasXMPPSession, summary: summary)
+        }
+    }
+
+    /// The other members' node ids, sorted.
+    public var members: [String] { view.withLockedValue { $0.members } }
+
+    /// The current gateway (possibly this node), nil when no member has an XMPP session.
+    public var gateway: String? { view.withLockedValue { $0.gateway } }
+
+    /// What the node did and refused.
+    public var counters: ClusterCounters { view.withLockedValue { $0.counters } }
+
+    /// How the driver reaches the others, e.g. `multicast 239.255.77.77:47777 on eth0
+    /// (192.0.2.2)` or `broadcast 192.0.2.255:47777 on eth0`.
+    public var transportDescription: String { view.withLockedValue { $0.transportDescription } }
+
+    /// Says goodbye (so that the members see this node leave at once), closes the socket
+    /// and finishes `events`.
+    public func stop() async {
+        let previous = lifecycle.withLockedValue { state in
+            defer { state = .stopped }
+            return state
+        }
+        if case .running(let channel) = previous {
+            await farewell(channel)
+        }
+        continuation.finish()
+    }
+
+    private func farewell(_ channel: any Channel) async {
+        try? await eventLoop.flatSubmit { [engine] in engine.value.stop() }.get()
+        try? await channel.close()
+        logger.info("LAN cluster stopped")
+        continuation.finish()
+    }
+}

@@ -1,0 +1,161 @@
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// What a `ClusterDriver` shows to callers off its event loop: a copy taken after every
+/// step of the node.
+struct ClusterView: Sendable {
+    var members: [String] = []
+    var gateway: String?
+    var counters = ClusterCounters()
+    var transportDescription = "not started"
+}
+
+/// A `ClusterNode` at work on its channel's event loop: it feeds the node datagrams,
+/// payloads, capabilities and timer ticks, and performs the actions the node returns.
+/// Everything here runs on `eventLoop`.
+final class ClusterEngine {
+    private var node: ClusterNode
+    private let eventLoop: any EventLoop
+    private let logger: Logger
+    private let view: NIOLockedValueBox<ClusterView>
+    private let events: AsyncStream<ClusterEvent>.Continuation
+    private var channel: (any Channel)?
+    /// The group, or the broadcast address in the fallback.
+    private var destination: SocketAddress?
+    /// The node's time zero, taken at start.
+    private var origin: NIODeadline?
+    /// The one tick the node asked for.
+    private var timer: Scheduled<Void>?
+    /// Whether the last datagram failed to leave: failures are logged when they begin and end,
+    /// not for every datagram.
+    private var sendingFails = false
+
+    init(
+        node: ClusterNode, eventLoop: any EventLoop, logger: Logger, view: NIOLockedValueBox<ClusterView>,
+        events: AsyncStream<ClusterEvent>.Continuation
+    ) {
+        self.node = node
+        self.eventLoop = eventLoop
+        self.logger = logger
+        self.view = view
+        self.events = events
+    }
+
+    /// The node's clock: time since `origin`.
+    private var now: Duration {
+        guard let origin else { return .zero }
+        return Duration(NIODeadline.now() - origin)
+    }
+
+    /// Starts the node, sending to `destination` on `channel`.
+    func start(channel: any Channel, destination: SocketAddress) {
+        self.channel = channel
+        self.destination = destination
+        origin = .now()
+        perform(node.start(now: .zero))
+    }
+
+    /// A datagram from the socket.
+    func receive(_ bytes: [UInt8]) {
+        perform(node.receive(bytes: bytes, now: now))
+    }
+
+    func send(payload: [UInt8]) {
+        do {
+            perform(try node.send(payload: payload, now: now))
+        } catch {
+            report(error, "payload not sent to the LAN cluster")
+        }
+    }
+
+    func setCapabilities(hasXMPPSession: Bool, summary: [UInt8]) {
+        do {
+            perform(try node.setCapabilities(hasXMPPSession: hasXMPPSession, summary: summary, now: now))
+        } catch {
+            report(error, "capabilities not announced to the LAN cluster")
+        }
+    }
+
+    /// Says goodbye to the members and stops the node; the future completes when the
+    /// goodbye has left (or failed to).
+    func stop() -> EventLoopFuture<Void> {
+        timer?.cancel()
+        timer = nil
+        let sent = perform(node.stop(now: now))
+        channel = nil
+        return sent.map { $0.recover { _ in } } ?? eventLoop.makeSucceededVoidFuture()
+    }
+
+    private func report(_ error: ClusterError, _ message: Logger.Message) {
+        let level: Logger.Level = error.kind == .notRunning ? .debug : .error
+        logger.log(level: level, message, metadata: ["error": "\(error)"])
+    }
+
+    /// Performs `actions` in order; returns the last datagram's write.
+    @discardableResult
+    private func perform(_ actions: [ClusterAction]) -> EventLoopFuture<Void>? {
+        var lastWrite: EventLoopFuture<Void>?
+        var membershipChanged = false
+        for action in actions {
+            switch action {
+            case .multicast(let bytes):
+                guard let channel, let destination else { continue }
+                let datagram = channel.allocator.buffer(bytes: bytes)
+                let write = channel.write(AddressedEnvelope(remoteAddress: destination, data: datagram))
+                write.assumeIsolated().whenComplete { [self] result in noteSendResult(result) }
+                lastWrite = write
+            case .deliver(let payload, let from):
+                events.yield(.deliver(payload: payload, from: from))
+            case .memberJoined(let nodeID):
+                membershipChanged = true
+                events.yield(.memberJoined(nodeID))
+            case .memberLeft(let nodeID):
+                membershipChanged = true
+                events.yield(.memberLeft(nodeID))
+            case .gatewayChanged(let gateway):
+                events.yield(.gatewayChanged(gateway))
+            case .scheduleTick(let deadline):
+                schedule(at: deadline)
+            }
+        }
+        if lastWrite != nil { channel?.flush() }
+        publish(members: membershipChanged)
+        return lastWrite
+    }
+
+    private func schedule(at deadline: Duration) {
+        timer?.cancel()
+        guard let origin else { return }
+        timer = eventLoop.assumeIsolated().scheduleTask(deadline: origin + TimeAmount(deadline)) { [self] in
+            timer = nil
+            perform(node.tick(now: now))
+        }
+    }
+
+    private func noteSendResult(_ result: Result<Void, any Error>) {
+        switch result {
+        case .success:
+            if sendingFails { logger.notice("LAN cluster datagrams are sent again") }
+            sendingFails = false
+        case .failure(let error):
+            if !sendingFails {
+                logger.warning(
+                    "cannot send LAN cluster datagrams",
+                    metadata: ["to": "\(destination.map { "\($0)" } ?? "-")", "error": "\(error)"])
+            }
+            sendingFails = true
+        }
+    }
+
+    private func publish(members: Bool) {
+        let list = members ? node.members.map(\.nodeID) : nil
+        let gateway = node.gateway
+        let counters = node.counters
+        view.withLockedValue { view in
+            if let list { view.members = list }
+            view.gateway = gateway
+            view.counters = counters
+        }
+    }
+}
