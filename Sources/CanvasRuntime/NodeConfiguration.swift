@@ -1,5 +1,22 @@
-/// What a node runs: its rooms, its XMPP account, its store, its outputs.
+public import LANCluster
+
+/// What a node runs: its rooms, its XMPP account, its LAN cluster, its store, its outputs.
 public struct NodeConfiguration: Sendable {
+    /// The LAN cluster: nearby nodes of the same room over UDP multicast (docs/lan.md).
+    public struct LANSettings: Sendable {
+        public var socket: ClusterSocketConfiguration
+        /// The room key: every datagram is authenticated with it. Without one the LAN is
+        /// trusted.
+        public var key: [UInt8]?
+        /// How often members announce themselves (the failure detector waits 3 of them).
+        public var beaconInterval: Duration = .seconds(1)
+
+        public init(socket: ClusterSocketConfiguration = ClusterSocketConfiguration(), key: [UInt8]? = nil) {
+            self.socket = socket
+            self.key = key
+        }
+    }
+
     /// An XMPP account and how to reach its server.
     public struct XMPPAccount: Sendable {
         /// `user@domain` (or `user@domain/resource`).
@@ -26,9 +43,11 @@ public struct NodeConfiguration: Sendable {
         }
     }
 
-    /// The rooms to join: XMPP room JIDs (`room@service`).
+    /// The rooms to join: XMPP room JIDs (`room@service`), or any name for a LAN-only node.
     public var rooms: [String]
     public var xmpp: XMPPAccount?
+    /// The LAN cluster, if any: with `xmpp`, the elected gateway relays between the two.
+    public var lan: LANSettings?
     /// The store folder; without one the replica lives in memory only.
     public var storeDirectory: String?
     /// Where to keep an SVG of the room (with several rooms, the room's name is put before

@@ -3,6 +3,7 @@ import CanvasProtocol
 import CanvasSVG
 import CanvasStore
 import Foundation
+import LANCluster
 public import Logging
 import NIOCore
 import NIOPosix
@@ -27,6 +28,8 @@ public final class NodeRuntime {
     private let clock = NodeClock()
     private var replicas: [RoomReplica] = []
     private var links: [XMPPRoomLink] = []
+    /// The LAN link of each room (same order as `replicas`), with `configuration.lan`.
+    private var lanLinks: [LANRoomLink] = []
     private var client: XMPPClient?
     private var lastExport: Duration = .zero
     private var inputLine = 0
@@ -36,6 +39,7 @@ public final class NodeRuntime {
 
     private enum Input: Sendable {
         case client(XMPPClientEvent)
+        case lan(room: Int, ClusterEvent)
         case line([UInt8])
         case inputClosed
         case tick
@@ -72,6 +76,21 @@ public final class NodeRuntime {
                     for await event in client.events { continuation.yield(.client(event)) }
                 })
         }
+        if let lan = configuration.lan {
+            if lan.key == nil {
+                logger.warning(
+                    "the LAN is trusted: without --lan-key-file anyone on the LAN can read and change the room")
+            }
+            for (index, replica) in replicas.enumerated() {
+                let link = try await startLAN(lan, replica: replica, group: group)
+                lanLinks.append(link)
+                let events = link.driver.events
+                tasks.append(
+                    Task {
+                        for await event in events { continuation.yield(.lan(room: index, event)) }
+                    })
+            }
+        }
         tasks.append(
             Task {
                 while !Task.isCancelled {
@@ -98,6 +117,10 @@ public final class NodeRuntime {
                     failure = error
                     break loop
                 }
+                electGateways()
+            case .lan(let room, let event):
+                lanLinks[room].handle(event)
+                electGateways()
             case .line(let bytes):
                 inputLine += 1
                 local(bytes)
@@ -105,7 +128,7 @@ public final class NodeRuntime {
                 logger.debug("standard input closed")
             case .tick:
                 tick()
-                if !links.isEmpty, links.allSatisfy(\.failedPermanently) {
+                if !links.isEmpty, lanLinks.isEmpty, links.allSatisfy(\.failedPermanently) {
                     failure = NodeError("every room refused us; see the errors above")
                     break loop
                 }
@@ -128,6 +151,7 @@ public final class NodeRuntime {
         signals.cancel()
         for link in links { link.leave() }
         await client?.stop()
+        for link in lanLinks { await link.driver.stop() }
         for task in tasks { task.cancel() }
         finish()
         try? await group.shutdownGracefully()
@@ -138,6 +162,9 @@ public final class NodeRuntime {
 
     private func openRooms() throws {
         guard !configuration.rooms.isEmpty else { throw NodeError("no room to join: give at least one --room") }
+        guard configuration.xmpp != nil || configuration.lan != nil else {
+            throw NodeError("no transport: give an XMPP account (--jid) or use the LAN (--lan)")
+        }
         var randomID: String {
             var generator = SystemRandomNumberGenerator()
             return String(generator.next() & 0xFFFF_FFFF_FFFF, radix: 16)
@@ -180,6 +207,37 @@ public final class NodeRuntime {
             configuration: XMPPClientConfiguration(
                 connection: connection, host: account.host, port: account.port, security: security),
             eventLoopGroup: group, logger: logger)
+    }
+
+    private func startLAN(
+        _ settings: NodeConfiguration.LANSettings, replica: RoomReplica, group: any EventLoopGroup
+    ) async throws -> LANRoomLink {
+        var cluster = ClusterConfiguration(room: replica.name)
+        cluster.beaconInterval = settings.beaconInterval
+        var random = SystemRandomNumberGenerator()
+        let driver: ClusterDriver
+        do {
+            let node = try ClusterNode(
+                configuration: cluster, nodeID: replica.session.nodeID, incarnation: random.next(), key: settings.key)
+            driver = ClusterDriver(node: node, socket: settings.socket, eventLoopGroup: group, logger: logger)
+            try await driver.start()
+        } catch {
+            throw NodeError("cannot start the LAN cluster of room \(replica.name): \(error)")
+        }
+        logger.info("LAN cluster", metadata: ["room": "\(replica.name)", "transport": "\(driver.transportDescription)"])
+        let link = LANRoomLink(replica: replica, driver: driver, logger: logger, emit: emit)
+        link.started()
+        return link
+    }
+
+    /// With both a LAN cluster and an XMPP room, only the cluster's gateway relays: the
+    /// others stay in the room, passive, ready to take over.
+    private func electGateways() {
+        guard !lanLinks.isEmpty, !links.isEmpty else { return }
+        for (lan, xmpp) in zip(lanLinks, links) {
+            lan.setXMPPSession(xmpp.isInRoom)
+            xmpp.setActive(lan.isGateway || lan.gateway == nil)
+        }
     }
 
     private func makeRoom(_ name: String, account: NodeConfiguration.XMPPAccount, replica: RoomReplica) throws -> MUCRoom {
@@ -247,6 +305,8 @@ public final class NodeRuntime {
     private func tick() {
         for replica in replicas { replica.tick() }
         for link in links { link.tick() }
+        for link in lanLinks { link.tick() }
+        electGateways()
         if configuration.exportPath != nil, clock.now - lastExport >= configuration.exportInterval {
             lastExport = clock.now
             export(onlyChanged: true)

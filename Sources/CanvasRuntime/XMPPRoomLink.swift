@@ -171,7 +171,7 @@ final class XMPPRoomLink: RoomTransport {
     func offer(_ stanza: XMLElement) -> Bool {
         // Private messages through the room come from the room's JID too: look for them first.
         if let (nickname, body) = privateMessage(stanza) {
-            if transportUp {
+            if transportUp && isActive {
                 if Self.isSyncMessage(body) { speaksSync.insert(nickname) }
                 replica.handle(.received(Array(body.utf8), from: PeerID(nickname), via: Self.transportID))
             }
@@ -184,10 +184,31 @@ final class XMPPRoomLink: RoomTransport {
         return false
     }
 
+    /// Whether this link relays between the room and the session. A LAN node that is not
+    /// the cluster's gateway stays in the room, passive: ready to take over at once.
+    private(set) var isActive = true
+
+    /// Makes the link active (the cluster elected this node) or passive.
+    func setActive(_ active: Bool) {
+        guard active != isActive else { return }
+        isActive = active
+        logger.info(active ? "relaying between the LAN and the room" : "passive in the room", metadata: ["room": "\(roomJID)"])
+        emit(NodeEvent("xmpp_relay").with("room", replica.name).with("active", active))
+        if active {
+            if catchUpDeadline == nil { bringUp() }
+        } else if transportUp {
+            transportUp = false
+            replica.handle(.transportDown(Self.transportID))
+        }
+    }
+
+    /// Whether the room is joined: what the LAN cluster's election needs to know.
+    var isInRoom: Bool { room.isJoined && client.isOnline }
+
     /// Tells the session the room is there, with its occupants (once per join).
     private func bringUp() {
         catchUpDeadline = nil
-        guard !transportUp, room.isJoined else { return }
+        guard !transportUp, room.isJoined, isActive else { return }
         transportUp = true
         let members = Set(room.occupants.keys.filter { $0 != room.nickname }.map { PeerID($0) })
         replica.handle(.transportUp(Self.transportID, maxMessageBytes: Self.maxMessageBytes, members: members))
@@ -358,6 +379,7 @@ final class XMPPRoomLink: RoomTransport {
     }
 
     private func received(_ message: MUCMessage) {
+        guard isActive else { return }  // the gateway relays; the LAN brings it here
         if message.isOwn, message.source == .live {
             if let stanzaID = message.stanzaID, let sent = awaitingReflection.removeValue(forKey: stanzaID) {
                 replica.handle(.accepted(sent.id, via: Self.transportID))

@@ -9,6 +9,6 @@ struct Canvas: AsyncParsableCommand {
             Every device keeps a full replica of a room's canvas; replicas converge with no \
             central authority. See README.md and docs/ for the whole picture.
             """,
-        subcommands: [Join.self, Replay.self, Export.self, StoreCommand.self, Recognize.self, Bench.self]
+        subcommands: [Demo.self, Join.self, Replay.self, Export.self, StoreCommand.self, Recognize.self, Bench.self]
     )
 }

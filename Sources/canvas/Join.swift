@@ -1,6 +1,7 @@
 import ArgumentParser
 import CanvasRuntime
 import Foundation
+import LANCluster
 import Logging
 import Synchronization
 
@@ -69,13 +70,35 @@ struct Join: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Read settings from this JSON file.", valueName: "FILE"))
     var config: String?
 
+    @Flag(help: "Also cluster with nodes of the same room on the LAN (implied without --jid).")
+    var lan = false
+
+    @Option(help: ArgumentHelp("The LAN interface (name or IPv4 address; default: the first with multicast).", valueName: "IF"))
+    var lanInterface: String?
+
+    @Option(help: ArgumentHelp("The LAN multicast group (default 239.255.77.77).", valueName: "ADDRESS"))
+    var lanGroup: String?
+
+    @Option(help: ArgumentHelp("The LAN UDP port (default 47777).", valueName: "PORT"))
+    var lanPort: Int?
+
+    @Option(help: ArgumentHelp("Authenticate every LAN datagram with the room key in this file.", valueName: "FILE"))
+    var lanKeyFile: String?
+
+    @Option(help: .private)  // Seconds between LAN beacons (tests shorten it).
+    var lanBeaconInterval: Double?
+
     mutating func validate() throws {
         if let config { try merge(JoinConfigFile.load(config)) }
-        if rooms.isEmpty { throw ValidationError("give at least one --room ROOM@SERVICE") }
-        if jid == nil {
-            throw ValidationError("give --jid USER@DOMAIN and --password-file FILE: the node joins rooms through an XMPP account")
+        if rooms.isEmpty { throw ValidationError("give at least one --room ROOM@SERVICE (or a room name on the LAN)") }
+        if jid != nil && passwordFile == nil {
+            throw ValidationError("give --password-file FILE with the password of \(jid ?? "the account")")
         }
-        if passwordFile == nil { throw ValidationError("give --password-file FILE with the password of \(jid ?? "the account")") }
+        if jid == nil && passwordFile != nil { throw ValidationError("--password-file needs --jid USER@DOMAIN") }
+        if let lanPort, !(1...65535).contains(lanPort) { throw ValidationError("--lan-port \(lanPort) is not a UDP port (1-65535)") }
+        if let lanBeaconInterval, !(lanBeaconInterval > 0) {
+            throw ValidationError("--lan-beacon-interval must be a positive number of seconds")
+        }
         if let port, !(1...65535).contains(port) { throw ValidationError("--port \(port) is not a TCP port (1-65535)") }
         if let exportInterval, !(exportInterval > 0) {
             throw ValidationError("--export-interval must be a positive number of seconds, not \(exportInterval)")
@@ -96,23 +119,39 @@ struct Join: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "canvas")
-        let password: String
-        do {
-            password = try String(contentsOfFile: passwordFile!, encoding: .utf8)
-                .trimmingCharacters(in: .newlines)
-        } catch {
-            throw ValidationError("cannot read the password file \(passwordFile!): \(error.localizedDescription)")
-        }
-        var account = NodeConfiguration.XMPPAccount(jid: jid!, password: password)
-        account.host = host
-        account.port = port
-        account.caFile = caFile
-        account.directTLS = directTLS
-        account.insecureSkipTLSVerify = insecureSkipTLSVerify
-        account.plaintextForTesting = plaintextForTesting
-        account.nickname = nick
         var configuration = NodeConfiguration(rooms: rooms)
-        configuration.xmpp = account
+        if let jid, let passwordFile {
+            let password: String
+            do {
+                password = try String(contentsOfFile: passwordFile, encoding: .utf8).trimmingCharacters(in: .newlines)
+            } catch {
+                throw ValidationError("cannot read the password file \(passwordFile): \(error.localizedDescription)")
+            }
+            var account = NodeConfiguration.XMPPAccount(jid: jid, password: password)
+            account.host = host
+            account.port = port
+            account.caFile = caFile
+            account.directTLS = directTLS
+            account.insecureSkipTLSVerify = insecureSkipTLSVerify
+            account.plaintextForTesting = plaintextForTesting
+            account.nickname = nick
+            configuration.xmpp = account
+        }
+        if lan || jid == nil {
+            var settings = NodeConfiguration.LANSettings(
+                socket: ClusterSocketConfiguration(
+                    group: lanGroup ?? "239.255.77.77", port: lanPort ?? 47777, interface: lanInterface))
+            if let lanKeyFile {
+                do {
+                    settings.key = Array(try Data(contentsOf: URL(fileURLWithPath: lanKeyFile)))
+                } catch {
+                    throw ValidationError("cannot read the LAN key file \(lanKeyFile): \(error.localizedDescription)")
+                }
+                if settings.key!.isEmpty { throw ValidationError("the LAN key file \(lanKeyFile) is empty") }
+            }
+            if let lanBeaconInterval { settings.beaconInterval = .milliseconds(Int(lanBeaconInterval * 1000)) }
+            configuration.lan = settings
+        }
         configuration.storeDirectory = store
         configuration.exportPath = export
         if let exportInterval { configuration.exportInterval = .milliseconds(Int(exportInterval * 1000)) }
@@ -142,6 +181,11 @@ struct Join: AsyncParsableCommand {
         logLevel = logLevel ?? file.logLevel
         export = export ?? file.export
         exportInterval = exportInterval ?? file.exportInterval
+        lan = lan || file.lan
+        lanInterface = lanInterface ?? file.lanInterface
+        lanGroup = lanGroup ?? file.lanGroup
+        lanPort = lanPort ?? file.lanPort
+        lanKeyFile = lanKeyFile ?? file.lanKeyFile
     }
 }
 
@@ -178,11 +222,14 @@ struct JoinConfigFile {
     var jid, passwordFile, nick, host, caFile, store, logLevel, export: String?
     var port: Int?
     var exportInterval: Double?
-    var directTLS = false, insecureSkipTLSVerify = false, events = false
+    var directTLS = false, insecureSkipTLSVerify = false, events = false, lan = false
+    var lanInterface, lanGroup, lanKeyFile: String?
+    var lanPort: Int?
 
     static let keys: Set<String> = [
         "room", "jid", "password-file", "nick", "host", "port", "ca-file", "direct-tls", "insecure-skip-tls-verify",
-        "store", "events", "log-level", "export", "export-interval",
+        "store", "events", "log-level", "export", "export-interval", "lan", "lan-interface", "lan-group", "lan-port",
+        "lan-key-file",
     ]
 
     static func load(_ path: String) throws -> JoinConfigFile {
@@ -237,6 +284,14 @@ struct JoinConfigFile {
         file.directTLS = try flag("direct-tls")
         file.insecureSkipTLSVerify = try flag("insecure-skip-tls-verify")
         file.events = try flag("events")
+        file.lan = try flag("lan")
+        file.lanInterface = try string("lan-interface")
+        file.lanGroup = try string("lan-group")
+        file.lanKeyFile = try string("lan-key-file")
+        if let port = try number("lan-port") {
+            guard port == port.rounded() else { throw ValidationError("\(path): \"lan-port\" must be a whole number") }
+            file.lanPort = Int(port)
+        }
         return file
     }
 }

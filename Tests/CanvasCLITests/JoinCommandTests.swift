@@ -14,7 +14,7 @@ struct JoinCommandTests {
 
     @Test func aRoomAndAnAccountAreRequired() throws {
         #expect(try refusal([]).contains("--room"))
-        #expect(try refusal(["--room", "a@rooms.example.org"]).contains("--jid"))
+        #expect(try refusal(["--room", "a@rooms.example.org", "--password-file", "/dev/null"]).contains("--jid"))
         #expect(try refusal(["--room", "a@rooms.example.org", "--jid", "u@example.org"]).contains("--password-file"))
     }
 

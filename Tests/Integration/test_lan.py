@@ -1,0 +1,171 @@
+"""Integration tests of the LAN cluster: `canvas join` processes on real UDP sockets
+(multicast on this machine's interface), LAN-only and bridged to XMPP through the elected
+gateway (Prosody from scripts/prosody-harness).
+
+Run by scripts/test; alone: `python3 Tests/Integration/test_lan.py` with CANVAS_BIN set."""
+
+import os
+import random
+import socket
+import sys
+import tempfile
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from canvasnode import Node, seeded_random, wait_converged  # noqa: E402
+from test_xmpp import CANVAS, Prosody  # noqa: E402
+
+
+class LANNode(Node):
+    """A `canvas join` with the LAN cluster (LAN-only unless given an XMPP account)."""
+
+    def __init__(self, name, room, work, port, group, key_file=None, xmpp=None, extra=()):
+        super().__init__(CANVAS, name, room, None, None, xmpp[0].env if xmpp else {}, os.path.join(work, name),
+                         extra=extra, log_dir=os.path.join(work, "logs"))
+        self.port, self.group, self.key_file, self.xmpp = port, group, key_file, xmpp
+
+    def command(self):
+        args = [self.canvas, "join", "--room", self.rooms[0], "--store", self.store, "--events",
+                "--log-level", "debug", "--lan", "--lan-port", str(self.port), "--lan-group", self.group,
+                "--lan-beacon-interval", "0.25"]
+        if self.key_file:
+            args += ["--lan-key-file", self.key_file]
+        if self.xmpp:
+            server, user = self.xmpp
+            args += ["--jid", server.jid(user), "--password-file", server.password_file(user),
+                     "--host", server.env["XMPP_HOST"], "--port", server.env["XMPP_PORT"],
+                     "--ca-file", server.env["CA_FILE"]]
+        return args + self.extra
+
+    def wait_members(self, count, timeout=20):
+        def members():
+            joined = sum(1 for e in self.snapshot() if e.get("event") == "member_joined" and e.get("via") == "lan")
+            left = sum(1 for e in self.snapshot() if e.get("event") == "member_left" and e.get("via") == "lan")
+            return joined - left
+        self.wait_for(lambda: members() >= count, timeout, f"{count} LAN members")
+
+
+def free_udp_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("0.0.0.0", 0))
+        return s.getsockname()[1]
+
+
+class LANCluster(unittest.TestCase):
+    def setUp(self):
+        self.work = tempfile.mkdtemp(prefix="canvas-lan-")
+        self.port = free_udp_port()
+        self.group = f"239.255.{random.randrange(1, 255)}.{random.randrange(1, 255)}"
+        self.nodes = []
+
+    def tearDown(self):
+        for node in self.nodes:
+            if node.process and node.process.poll() is None:
+                node.kill()
+
+    def node(self, name, room="lan-room", **options):
+        node = LANNode(name, room, self.work, self.port, self.group, **options)
+        self.nodes.append(node)
+        return node
+
+    def test_five_nodes_converge(self):
+        rng = seeded_random("five LAN nodes")
+        nodes = [self.node(f"n{i}").start() for i in range(5)]
+        for node in nodes:
+            node.wait_members(4)
+        total = 0
+        for _ in range(3):
+            for node in nodes:
+                total += node.draw(rng, 3)
+        wait_converged(nodes, 60, points=total)
+        for node in nodes:
+            self.assertEqual(node.stop(), 0)
+
+    def test_a_node_that_leaves_and_rejoins_catches_up(self):
+        rng = seeded_random("leave and rejoin")
+        nodes = [self.node(f"r{i}").start() for i in range(3)]
+        for node in nodes:
+            node.wait_members(2)
+        total = sum(node.draw(rng, 2) for node in nodes)
+        wait_converged(nodes, 30, points=total)
+        self.assertEqual(nodes[2].stop(), 0)
+        total += nodes[0].draw(rng, 4) + nodes[1].draw(rng, 4)
+        nodes[2].start()
+        wait_converged(nodes, 30, points=total)
+        for node in nodes:
+            self.assertEqual(node.stop(), 0)
+
+    def test_rooms_sharing_the_lan_stay_apart_and_a_key_keeps_strangers_out(self):
+        rng = seeded_random("rooms and keys")
+        key = os.path.join(self.work, "room.key")
+        with open(key, "wb") as f:
+            f.write(os.urandom(32))
+        keyed = [self.node(f"k{i}", room="keyed", key_file=key).start() for i in range(2)]
+        stranger = self.node("stranger", room="keyed").start()  # same room, no key
+        elsewhere = self.node("elsewhere", room="other").start()
+        for node in keyed:
+            node.wait_members(1)
+        total = keyed[0].draw(rng, 3) + keyed[1].draw(rng, 3)
+        wait_converged(keyed, 30, points=total)
+        stranger.draw(rng, 2)
+        elsewhere.draw(rng, 2)
+        time.sleep(2)
+        for node in keyed:
+            self.assertEqual(node.points(), total, f"{node.name} took something from outside its keyed room")
+        self.assertEqual(stranger.points(), 2 * 12)
+        for node in keyed + [stranger, elsewhere]:
+            self.assertEqual(node.stop(), 0)
+
+
+class LANGateway(unittest.TestCase):
+    """A LAN of nodes with XMPP accounts: one gateway relays to the XMPP room; when it is
+    killed another takes over and nothing drawn during the switch is lost."""
+
+    def test_gateway_failover_loses_nothing(self):
+        server = Prosody("lan-gateway")
+        work = tempfile.mkdtemp(prefix="canvas-lan-gw-")
+        port = free_udp_port()
+        group = f"239.255.{random.randrange(1, 255)}.{random.randrange(1, 255)}"
+        room = server.room("bridged")
+        lan = [LANNode(f"g{i}", room, work, port, group, xmpp=(server, user))
+               for i, user in enumerate(("alice", "bob", "carol"))]
+        remote = Node(CANVAS, "remote", room, server.jid("dave"), server.password_file("dave"), server.env,
+                      os.path.join(work, "remote"), log_dir=os.path.join(work, "logs"))
+        everyone = lan + [remote]
+        try:
+            for node in everyone:
+                node.start()
+            for node in lan:
+                node.wait_members(2)
+                node.wait_for(lambda n=node: n.has("gateway"), 20, "a gateway")
+            remote.wait_joined()
+            rng = seeded_random("gateway failover")
+            total = sum(node.draw(rng, 2) for node in everyone)
+            wait_converged(everyone, 60, points=total)
+
+            gateway_id = lan[0].last("gateway")["node"]
+            gateway = next(n for n in lan if n.last("started")["node"] == gateway_id)
+            others = [n for n in lan if n is not gateway]
+            gateway.kill()
+            began = time.monotonic()
+            # Drawing on both sides during the switch.
+            total += sum(node.draw(rng, 3) for node in others + [remote])
+            for node in others:
+                node.wait_for(lambda n=node: (n.last("gateway") or {}).get("node") not in (None, gateway_id),
+                              10, "a new gateway")
+            takeover = time.monotonic() - began
+            print(f"gateway takeover after {takeover:.2f} s (beacons every 0.25 s)", flush=True)
+            self.assertLess(takeover, 3.0, f"the takeover took {takeover:.1f} s")
+            wait_converged(others + [remote], 60, points=total)
+            for node in others + [remote]:
+                self.assertEqual(node.stop(), 0)
+        finally:
+            for node in everyone:
+                if node.process and node.process.poll() is None:
+                    node.kill()
+            server.stop()
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
