@@ -74,6 +74,14 @@ public struct RoomSession: Sendable {
         transports[transport] = state
     }
 
+    /// Forgets the local operations a transport has not accepted: another node carries
+    /// them there (a passive XMPP link while the LAN's gateway relays), and anti-entropy
+    /// repairs what it missed.
+    public mutating func discardUnaccepted(on transport: TransportID) {
+        transports[transport]?.outbox = []
+        transports[transport]?.inFlight = [:]
+    }
+
     /// Handles one input at time `now` and returns what to do.
     public mutating func handle(_ input: SessionInput, at now: Duration) -> [SessionAction] {
         var actions: [SessionAction] = []

@@ -56,6 +56,19 @@ final class LANRoomLink: RoomTransport {
         }
     }
 
+    /// The cluster's counters as an event (at shutdown, for operators and benchmarks).
+    func reportCounters() {
+        let counters = driver.counters
+        emit(
+            NodeEvent("lan_stats").with("room", replica.name).with("datagrams_sent", counters.datagramsSent)
+                .with("bytes_sent", counters.bytesSent).with("datagrams_accepted", counters.datagramsAccepted)
+                .with("datagrams_dropped", counters.datagramsDropped)
+                .with("dropped_unauthenticated", counters.droppedUnauthenticated)
+                .with("dropped_replayed", counters.droppedReplayed).with("dropped_malformed", counters.droppedMalformed)
+                .with("payloads_delivered", counters.payloadsDelivered).with("nacks_sent", counters.nacksSent)
+                .with("repairs_sent", counters.repairsSent).with("losses_given_up", counters.lossesGivenUp))
+    }
+
     /// Whether this node is the cluster's gateway to the XMPP room.
     var isGateway: Bool { gateway == replica.session.nodeID }
 

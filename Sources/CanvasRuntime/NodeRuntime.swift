@@ -151,7 +151,10 @@ public final class NodeRuntime {
         signals.cancel()
         for link in links { link.leave() }
         await client?.stop()
-        for link in lanLinks { await link.driver.stop() }
+        for link in lanLinks {
+            link.reportCounters()
+            await link.driver.stop()
+        }
         for task in tasks { task.cancel() }
         finish()
         try? await group.shutdownGracefully()

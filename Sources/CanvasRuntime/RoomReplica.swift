@@ -55,6 +55,11 @@ final class RoomReplica {
         session.restoreUnaccepted(operations, on: transport)
     }
 
+    /// See `RoomSession.discardUnaccepted`.
+    func discardUnaccepted(on transport: TransportID) {
+        session.discardUnaccepted(on: transport)
+    }
+
     /// Hands one input to the session and performs what it asks.
     func handle(_ input: SessionInput) {
         perform(session.handle(input, at: clock.now))

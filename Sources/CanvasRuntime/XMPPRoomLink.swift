@@ -217,6 +217,10 @@ final class XMPPRoomLink: RoomTransport {
     /// Timers: rejoin, self-ping, throttled sends.
     func tick() {
         let now = clock.now
+        if !isActive {
+            // The gateway carries this node's strokes to the room.
+            replica.discardUnaccepted(on: Self.transportID)
+        }
         if let deadline = catchUpDeadline, now >= deadline {
             logger.warning("catching up with the room takes too long; syncing with the occupants meanwhile", metadata: ["room": "\(roomJID)"])
             bringUp()

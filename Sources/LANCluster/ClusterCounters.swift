@@ -3,6 +3,8 @@
 public struct ClusterCounters: Hashable, Sendable {
     /// Datagrams this node sent (beacons, data, requests, repairs, leave).
     public var datagramsSent = 0
+    /// Their bytes (UDP payloads).
+    public var bytesSent = 0
     /// Received datagrams that passed every check.
     public var datagramsAccepted = 0
 

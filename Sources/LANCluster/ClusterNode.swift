@@ -382,8 +382,10 @@ public struct ClusterNode: Sendable {
         let datagram = Datagram(
             room: configuration.room, sender: nodeID, incarnation: incarnation, sequence: outbound.takeSequence(),
             body: body)
+        let bytes = datagram.encodedUnchecked(key: key)
         counters.datagramsSent += 1
-        return .multicast(datagram.encodedUnchecked(key: key))
+        counters.bytesSent += bytes.count
+        return .multicast(bytes)
     }
 
     private var headerBytes: Int { Datagram.headerOverhead + configuration.room.utf8.count + nodeID.utf8.count }

@@ -91,6 +91,20 @@ import Testing
         #expect(session.document[StrokeID("old_2")] == nil)
     }
 
+    @Test func discardedUnacceptedOperationsAreNotResent() {
+        var session = Self.session()
+        _ = session.handle(.local([.add(StrokeID("me_1"), Self.header)]), at: .zero)
+        #expect(session.unacceptedOperations(on: Self.xmpp).isEmpty)  // no such transport yet
+        _ = session.handle(.transportUp(Self.xmpp, maxMessageBytes: 1200, members: []), at: .zero)
+        _ = session.handle(.transportDown(Self.xmpp), at: .seconds(1))
+        _ = session.handle(.local([.add(StrokeID("me_2"), Self.header)]), at: .seconds(2))
+        #expect(session.unacceptedOperations(on: Self.xmpp).count == 1)
+        session.discardUnaccepted(on: Self.xmpp)
+        #expect(session.unacceptedOperations(on: Self.xmpp).isEmpty)
+        let up = session.handle(.transportUp(Self.xmpp, maxMessageBytes: 1200, members: []), at: .seconds(3))
+        #expect(Self.operationSends(up).isEmpty)
+    }
+
     @Test func gatewayRelaysNovelOperationsToOtherTransportsOnly() throws {
         var gateway = Self.session("gw")
         _ = gateway.handle(.transportUp(Self.lan, maxMessageBytes: 1200, members: [PeerID("a")]), at: .zero)
