@@ -88,6 +88,9 @@ struct Join: AsyncParsableCommand {
     @Option(help: .private)  // Seconds between LAN beacons (tests shorten it).
     var lanBeaconInterval: Double?
 
+    @Option(help: .private)  // Faults injected into outgoing LAN datagrams: dup=P,delay=P,max-delay-ms=N (tests).
+    var lanFaults: String?
+
     mutating func validate() throws {
         if let config { try merge(JoinConfigFile.load(config)) }
         if rooms.isEmpty { throw ValidationError("give at least one --room ROOM@SERVICE (or a room name on the LAN)") }
@@ -150,6 +153,14 @@ struct Join: AsyncParsableCommand {
                 if settings.key!.isEmpty { throw ValidationError("the LAN key file \(lanKeyFile) is empty") }
             }
             if let lanBeaconInterval { settings.beaconInterval = .milliseconds(Int(lanBeaconInterval * 1000)) }
+            if let lanFaults {
+                do {
+                    settings.socket.faults = try DatagramFaults(parsing: lanFaults)
+                } catch {
+                    throw ValidationError("--lan-faults: \(error)")
+                }
+                logger.warning("injecting faults into LAN datagrams (a test setting)", metadata: ["faults": "\(lanFaults)"])
+            }
             configuration.lan = settings
         }
         configuration.storeDirectory = store

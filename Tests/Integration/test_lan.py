@@ -20,7 +20,7 @@ from test_xmpp import CANVAS, Prosody  # noqa: E402
 class LANNode(Node):
     """A `canvas join` with the LAN cluster (LAN-only unless given an XMPP account)."""
 
-    def __init__(self, name, room, work, port, group, key_file=None, xmpp=None, extra=()):
+    def __init__(self, name, room, work, port, group, key_file=None, xmpp=None, extra=()):  # noqa: PLR0913
         super().__init__(CANVAS, name, room, None, None, xmpp[0].env if xmpp else {}, os.path.join(work, name),
                          extra=extra, log_dir=os.path.join(work, "logs"))
         self.port, self.group, self.key_file, self.xmpp = port, group, key_file, xmpp
@@ -76,6 +76,20 @@ class LANCluster(unittest.TestCase):
             node.wait_members(4)
         total = 0
         for _ in range(3):
+            for node in nodes:
+                total += node.draw(rng, 3)
+        wait_converged(nodes, 60, points=total)
+        for node in nodes:
+            self.assertEqual(node.stop(), 0)
+
+    def test_duplicated_delayed_and_reordered_datagrams_still_converge_exactly(self):
+        rng = seeded_random("faulty LAN")
+        faults = ["--lan-faults", "dup=0.2,delay=0.3,max-delay-ms=40"]
+        nodes = [self.node(f"f{i}", extra=faults).start() for i in range(4)]
+        for node in nodes:
+            node.wait_members(3)
+        total = 0
+        for _ in range(4):
             for node in nodes:
                 total += node.draw(rng, 3)
         wait_converged(nodes, 60, points=total)
