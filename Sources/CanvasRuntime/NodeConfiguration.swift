@@ -9,7 +9,7 @@ public struct NodeConfiguration: Sendable {
         /// trusted.
         public var key: [UInt8]?
         /// How often members announce themselves (the failure detector waits 3 of them).
-        public var beaconInterval: Duration = .seconds(1)
+        public var beaconInterval: Duration = .milliseconds(500)
 
         public init(socket: ClusterSocketConfiguration = ClusterSocketConfiguration(), key: [UInt8]? = nil) {
             self.socket = socket
