@@ -40,6 +40,11 @@ public struct ClusterConfiguration: Hashable, Sendable {
     /// How far (in data sequence numbers) a receiver tracks losses behind a sender's newest
     /// fragment; older losses are given up.
     public var lossTrackingWindow = 8192
+    /// At most this many NACK datagrams per second from this node (a burst of one second's
+    /// worth is allowed). Past it, requests wait for their next retry: when many nodes lose
+    /// datagrams at once, NACKs multicast to everyone would otherwise cause more loss than
+    /// they repair. Anti-entropy is the backstop.
+    public var maxNacksPerSecond = 200
 
     /// The defaults, for `room`.
     public init(room: String) {

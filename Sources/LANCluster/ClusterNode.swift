@@ -57,6 +57,9 @@ public struct ClusterNode: Sendable {
     private var membership: Membership
     private var election = GatewayElection()
     private var nextBeacon: Duration?
+    /// NACK datagrams this node may still send now (a token bucket of `maxNacksPerSecond`).
+    private var nackBudget = 0.0
+    private var nackBudgetUpdated: Duration = .zero
     private var announcedTick: Duration?
     private var random: JitterRandom
 
@@ -220,7 +223,7 @@ public struct ClusterNode: Sendable {
                 now: now, timeout: configuration.reassemblyTimeout)
             counters.lossesGivenUp = counters.lossesGivenUp.saturatingAdd(stream.takeGivenUp())
             senders[sender]!.stream = stream
-            actions += requests(for: ranges, of: sender)
+            actions += requests(for: ranges, of: sender, now: now)
         }
         forgetSilentSenders(now: now)
         return finish(actions, now: now)
@@ -358,15 +361,28 @@ public struct ClusterNode: Sendable {
         nextBeacon = soon
     }
 
-    /// NACK datagrams for `ranges` of `sender`, as many as the ranges need.
-    private mutating func requests(for ranges: [ClosedRange<UInt64>], of sender: SenderKey) -> [ClusterAction] {
+    /// NACK datagrams for `ranges` of `sender`, as many as the ranges need and the NACK
+    /// budget allows (`maxNacksPerSecond`).
+    private mutating func requests(
+        for ranges: [ClosedRange<UInt64>], of sender: SenderKey, now: Duration
+    ) -> [ClusterAction] {
         guard !ranges.isEmpty else { return [] }
+        let rate = Double(max(configuration.maxNacksPerSecond, 1))
+        let elapsed = Double((now - nackBudgetUpdated).components.attoseconds) * 1e-18
+            + Double((now - nackBudgetUpdated).components.seconds)
+        nackBudget = min(rate, nackBudget + max(elapsed, 0) * rate)
+        nackBudgetUpdated = now
         let room =
             configuration.maxDatagramBytes - headerBytes - Datagram.nackOverhead - sender.nodeID.utf8.count - tagBytes
         let perDatagram = min(room / Datagram.nackRangeSize, Int(UInt16.max))
         var actions: [ClusterAction] = []
         var start = 0
         while start < ranges.count {
+            guard nackBudget >= 1 else {
+                counters.nacksSuppressed += 1
+                break
+            }
+            nackBudget -= 1
             let end = min(start + perDatagram, ranges.count)
             let nack = Nack(
                 target: sender.nodeID, targetIncarnation: sender.incarnation, missing: Array(ranges[start..<end]))

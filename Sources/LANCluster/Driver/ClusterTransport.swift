@@ -39,6 +39,8 @@ struct ClusterTransport: Sendable {
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelOption(.socketOption(NIOBSDSocket.Option(rawValue: SO_REUSEPORT)), value: 1)
             .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Datagram.maximumSize))
+            // Bursts from dozens of members (the kernel caps it at net.core.rmem_max).
+            .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(makeHandler())
