@@ -44,10 +44,11 @@ def setUpModule():
 class NSNode(Node):
     """A LAN-only `canvas join` running in one host namespace of the LAN."""
 
-    def __init__(self, host, name, room, work, group, key_file=None, beacon=0.5, log_level="debug"):
+    def __init__(self, host, name, room, work, group, key_file=None, beacon=0.5, log_level="debug", faults=None):
         super().__init__(CANVAS, name, room, None, None, {}, os.path.join(work, name),
                          log_dir=os.path.join(work, "logs"))
         self.host, self.group, self.key_file, self.beacon, self.log_level = host, group, key_file, beacon, log_level
+        self.faults = faults
 
     def command(self):
         args = self.host.exec_prefix() + [
@@ -56,6 +57,8 @@ class NSNode(Node):
             "--lan-beacon-interval", str(self.beacon)]
         if self.key_file:
             args += ["--lan-key-file", self.key_file]
+        if self.faults:
+            args += ["--lan-faults", self.faults]
         return args
 
     def node_id(self):
@@ -224,10 +227,12 @@ class NamespaceLAN(unittest.TestCase):
         hosts = self.lan.add_hosts(5)
         for host in hosts:
             host.drop_randomly(0.2)
-        nodes = [self.node(h, f"l{h.index}").start() for h in hosts]
+        # On top of the kernel's loss, the nodes' own datagrams are duplicated and reordered.
+        faults = "dup=0.1,delay=0.2,max-delay-ms=30"
+        nodes = [self.node(h, f"l{h.index}", faults=faults).start() for h in hosts]
         for node in nodes:
             node.wait_members(4, timeout=60)
-        t = self.lap("5 nodes see each other through 20% loss", t)
+        t = self.lap("5 nodes see each other through 20% loss, 10% duplication, 20% delay", t)
         total = 0
         for _ in range(6):  # concurrent: every node draws in every round
             for node in nodes:
