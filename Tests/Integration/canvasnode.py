@@ -170,3 +170,20 @@ def seeded_random(name):
     seed = int(os.environ.get("CANVAS_TEST_SEED", random.randrange(1 << 32)))
     print(f"{name}: seed {seed} (CANVAS_TEST_SEED={seed} to replay)", flush=True)
     return random.Random(seed)
+
+
+def multicast_interface():
+    """The first up, non-loopback interface with MULTICAST and an IPv4 address (what
+    `canvas join --lan` picks by default), or None."""
+    try:
+        links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True, check=True).stdout
+        addresses = subprocess.run(["ip", "-o", "-4", "addr"], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    with_ipv4 = {line.split()[1] for line in addresses.splitlines() if len(line.split()) > 1}
+    for line in links.splitlines():
+        name = line.split(":")[1].strip().split("@")[0]
+        flags = line[line.find("<") + 1:line.find(">")].split(",")
+        if "MULTICAST" in flags and "LOOPBACK" not in flags and "UP" in flags and name in with_ipv4:
+            return name
+    return None

@@ -13,8 +13,14 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from canvasnode import Node, seeded_random, wait_converged  # noqa: E402
+from canvasnode import Node, multicast_interface, seeded_random, wait_converged  # noqa: E402
 from test_xmpp import CANVAS, Prosody  # noqa: E402
+
+
+def setUpModule():
+    if multicast_interface() is None:
+        raise unittest.SkipTest("no up interface with MULTICAST and an IPv4 address here "
+                                "(test_lan_netns.py builds its own LAN when run as root)")
 
 
 class LANNode(Node):
