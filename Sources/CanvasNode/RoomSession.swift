@@ -155,8 +155,17 @@ public struct RoomSession: Sendable {
     }
 
     private mutating func noteJoined(_ peer: PeerID, on id: TransportID, now: Duration) {
-        if let grace = configuration.legacyGrace, transports[id]!.nodes[peer] == nil {
+        guard transports[id]!.nodes[peer] == nil else { return }
+        if let grace = configuration.legacyGrace {
             transports[id]!.legacyDeadlines[peer] = now + grace
+        }
+        // A newcomer may have missed our last summary (and we its first): announce soon,
+        // so that it hears we speak sync and answers in kind well within the legacy grace;
+        // otherwise members that merely started at the same time take each other for
+        // legacy peers and send each other whole documents.
+        let soon = now + .milliseconds(Int.random(in: 0...1000, using: &random))
+        if transports[id]!.isUp, transports[id]!.nextAnnounce.map({ $0 > soon }) ?? true {
+            transports[id]!.nextAnnounce = soon
         }
     }
 
