@@ -115,6 +115,15 @@ def latency(canvas, work, strokes=300, rate=20.0):
 def sustained(canvas, work, count=10, steps=(250, 500, 1000, 2000, 4000, 8000, 16000, 32000), seconds=4.0):
     """Every node draws at once at a total rate of `step` points per second."""
     nodes = cluster(canvas, os.path.join(work, "sustained"), count)
+    try:
+        return sustained_steps(nodes, count, steps, seconds)
+    finally:
+        for node in nodes:
+            if node.process.poll() is None:
+                node.kill()
+
+
+def sustained_steps(nodes, count, steps, seconds):
     rng = random.Random(2)
     results, drawn = [], 0
     for step in steps:
@@ -151,8 +160,6 @@ def sustained(canvas, work, count=10, steps=(250, 500, 1000, 2000, 4000, 8000, 1
         print(f"  {step} points/s: p99 {p99:.1f} ms{' (fell behind)' if behind else ''}", flush=True)
         if behind:
             break
-    for node in nodes:
-        node.stop()
     # The highest rate at which nobody fell behind and the p99 stayed within 250 ms.
     good = [r["points_per_second"] for r in results if not r["fell_behind"] and r["p99_ms"] <= 250]
     return {"nodes": count, "steps": results, "sustained_points_per_second": max(good) if good else 0}

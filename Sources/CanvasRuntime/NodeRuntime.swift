@@ -7,6 +7,7 @@ import LANCluster
 public import Logging
 import NIOCore
 import NIOPosix
+import Synchronization
 import XMPP
 
 /// Why a node could not start or had to stop.
@@ -43,6 +44,7 @@ public final class NodeRuntime {
         case line([UInt8])
         case inputClosed
         case tick
+        /// A signal arrived (the loop reads the flag the watcher sets; this wakes it).
         case shutdown(signal: String)
     }
 
@@ -98,7 +100,13 @@ public final class NodeRuntime {
                     continuation.yield(.tick)
                 }
             })
-        let signals = SignalWatcher { continuation.yield(.shutdown(signal: $0)) }
+        // A signal is also raised as a flag that the loop reads before each input: behind a
+        // backlog of inputs (a flood of datagrams), the queued .shutdown would come late.
+        let signalled = Mutex<(name: String, count: Int)>(("", 0))
+        let signals = SignalWatcher { name in
+            signalled.withLock { $0 = (name, $0.count + 1) }
+            continuation.yield(.shutdown(signal: name))
+        }
         if configuration.readsStandardInput {
             StandardInputReader.start(
                 line: { continuation.yield(.line($0)) }, closed: { continuation.yield(.inputClosed) })
@@ -111,6 +119,19 @@ public final class NodeRuntime {
         // After SIGINT/SIGTERM: until when to wait for the rooms to confirm what was sent.
         var draining: Duration?
         loop: for await input in inputs {
+            let signal = signalled.withLock { $0 }
+            if signal.count >= 2 || (signal.count == 1 && links.allSatisfy(\.isSettled)) {
+                logger.notice("shutting down", metadata: ["signal": "\(signal.name)"])
+                break loop
+            }
+            if signal.count == 1, draining == nil {
+                // What was sent but not yet confirmed by the room may still be on its way to
+                // the room's archive: give it a moment (a second signal stops at once).
+                logger.notice(
+                    "shutting down once the rooms confirm what was sent (at most \(Self.drainLimit))",
+                    metadata: ["signal": "\(signal.name)"])
+                draining = clock.now + Self.drainLimit
+            }
             switch input {
             case .client(let event):
                 if let error = clientEvent(event) {
@@ -135,17 +156,9 @@ public final class NodeRuntime {
                 if let deadline = draining, clock.now >= deadline || links.allSatisfy(\.isSettled) {
                     break loop
                 }
-            case .shutdown(let signal):
-                if draining != nil || links.allSatisfy(\.isSettled) {
-                    logger.notice("shutting down", metadata: ["signal": "\(signal)"])
-                    break loop
-                }
-                // What was sent but not yet confirmed by the room may still be on its way to
-                // the room's archive: give it a moment (a second signal stops at once).
-                logger.notice(
-                    "shutting down once the rooms confirm what was sent (at most \(Self.drainLimit))",
-                    metadata: ["signal": "\(signal)"])
-                draining = clock.now + Self.drainLimit
+            case .shutdown:
+                // Handled above, before any input: it only wakes the loop.
+                break
             }
         }
         signals.cancel()
