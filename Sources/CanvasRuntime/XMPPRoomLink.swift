@@ -153,9 +153,11 @@ final class XMPPRoomLink: RoomTransport {
             }
             return
         }
-        // A fresh session: the session resends its unaccepted operations after the join.
-        heldWhileOffline = []
-        if resumed { room.connectionLost() }
+        // A fresh session: the old room presence is gone (even if the connection was hoped
+        // to resume). The session learns the room went down, and resends its unaccepted
+        // operations when the join brings it up again.
+        room.connectionLost()
+        goDown()
         perform(room.join(archivePosition: archivePosition))
     }
 
