@@ -57,8 +57,6 @@ public struct NodeConfiguration: Sendable {
     public var exportInterval: Duration = .seconds(5)
     /// Which room the NDJSON lines on standard input draw in (index into `rooms`).
     public var inputRoom = 0
-    /// Whether to read NDJSON actions and operations from standard input.
-    public var readsStandardInput = true
 
     public init(rooms: [String]) {
         self.rooms = rooms

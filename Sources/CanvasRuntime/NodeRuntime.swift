@@ -107,10 +107,7 @@ public final class NodeRuntime {
             signalled.withLock { $0 = (name, $0.count + 1) }
             continuation.yield(.shutdown(signal: name))
         }
-        if configuration.readsStandardInput {
-            StandardInputReader.start(
-                line: { continuation.yield(.line($0)) }, closed: { continuation.yield(.inputClosed) })
-        }
+        StandardInputReader.start(line: { continuation.yield(.line($0)) }, closed: { continuation.yield(.inputClosed) })
         emit(
             NodeEvent("started").with("node", replicas.first?.session.nodeID ?? "").with("rooms", configuration.rooms))
         for replica in replicas { replica.reportStateIfChanged() }
