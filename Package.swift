@@ -72,7 +72,9 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .target(name: "CanvasTestSupport", path: "Tests/CanvasTestSupport", swiftSettings: strict),
+        .target(
+            name: "CanvasTestSupport", dependencies: ["CanvasCore"], path: "Tests/CanvasTestSupport",
+            swiftSettings: strict),
         .testTarget(name: "CanvasCoreTests", dependencies: ["CanvasCore", "CanvasTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "CanvasProtocolTests",

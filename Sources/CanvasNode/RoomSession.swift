@@ -59,6 +59,12 @@ public struct RoomSession: Sendable {
         transports[transport]?.members ?? []
     }
 
+    /// Whether a member has sent a sync message on this transport since it joined: it
+    /// speaks the sync extension (a peer of the original protocol never does).
+    public func speaksSync(_ peer: PeerID, on transport: TransportID) -> Bool {
+        transports[transport]?.nodes[peer] != nil
+    }
+
     /// Local operations a transport has not accepted yet (kept across disconnections).
     public func unacceptedOperations(on transport: TransportID) -> [Operation] {
         guard let state = transports[transport] else { return [] }

@@ -1,18 +1,10 @@
-/// The session's injected randomness (SplitMix64): seeded by the configuration, so that a
-/// simulation replays exactly from its seed.
-struct SessionRandom: RandomNumberGenerator, Sendable {
-    private var state: UInt64
+import CanvasCore
 
-    init(seed: UInt64) { state = seed }
+/// The session's injected randomness: seeded by the configuration, so that a simulation
+/// replays exactly from its seed.
+typealias SessionRandom = SplitMix64
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
     /// A duration uniformly drawn from `0 ..< upper` (zero when `upper` is not positive).
     mutating func duration(below upper: Duration) -> Duration {
         guard upper > .zero else { return .zero }

@@ -57,8 +57,6 @@ final class XMPPRoomLink: RoomTransport {
     private var throttledUntil: Duration?
     /// Messages sent while the connection was down, for a resumed session.
     private var heldWhileOffline: [(body: String, id: SendID?, destination: Destination)] = []
-    /// Occupants that have sent sync messages: they read private messages through the room.
-    private var speaksSync: Set<String> = []
     /// The room refused us for good (banned, bad password …): no more attempts.
     private(set) var failedPermanently = false
 
@@ -174,7 +172,6 @@ final class XMPPRoomLink: RoomTransport {
         // Private messages through the room come from the room's JID too: look for them first.
         if let (nickname, body) = privateMessage(stanza) {
             if transportUp && isActive {
-                if Self.isSyncMessage(body) { speaksSync.insert(nickname) }
                 replica.handle(.received(Array(body.utf8), from: PeerID(nickname), via: Self.transportID))
             }
             return true
@@ -283,7 +280,10 @@ final class XMPPRoomLink: RoomTransport {
         let stanzaID = "\(replica.session.nodeID)-\(sentCounter)"
         var stanza: XMLElement
         let isSync = Self.isSyncMessage(body)
-        let toRoom: Destination = speaksSync.contains(destination.peerName) ? destination : .room
+        var toRoom = destination
+        if case .peer(let peer) = destination, !replica.session.speaksSync(peer, on: Self.transportID) {
+            toRoom = .room
+        }
         switch toRoom {
         case .room:
             // The whole room: everything meant for the room, and what is meant for a member
@@ -337,7 +337,6 @@ final class XMPPRoomLink: RoomTransport {
             guard transportUp, occupant.nickname != room.nickname else { return }
             replica.handle(.memberJoined(PeerID(occupant.nickname), via: Self.transportID))
         case .occupantLeft(let occupant, _):
-            speaksSync.remove(occupant.nickname)
             guard transportUp else { return }
             replica.handle(.memberLeft(PeerID(occupant.nickname), via: Self.transportID))
         case .nicknameChanged(let old, let new):
@@ -394,7 +393,6 @@ final class XMPPRoomLink: RoomTransport {
         }
         let nickname = message.fromNickname ?? ""
         let bytes = Array(message.body.utf8)
-        if message.source == .live, Self.isSyncMessage(message.body) { speaksSync.insert(nickname) }
         guard message.source == .live, transportUp else {
             // The archive, the history, or the room before the session knows it: operations only.
             replica.handle(.recorded(bytes, from: PeerID(nickname), via: Self.transportID))
@@ -463,16 +461,10 @@ final class XMPPRoomLink: RoomTransport {
         return (String(from[from.index(after: slash)...]), body)
     }
 
-    /// Whether a message body is a sync message (`SYNC_…`), told without decoding it all.
+    /// Whether a body the session produced is a sync message: the session's messages are
+    /// canonical JSON, which begins with the type (PROTOCOL.md §5, §13).
     static func isSyncMessage(_ body: String) -> Bool {
-        guard case .sync = try? MessageDecoder.decode(Array(body.utf8)) else { return false }
-        return true
+        body.hasPrefix(#"{"type":"SYNC_"#)
     }
 }
 
-extension Destination {
-    /// The occupant's nickname for `.peer`, "" for the room.
-    fileprivate var peerName: String {
-        if case .peer(let peer) = self { peer.rawValue } else { "" }
-    }
-}

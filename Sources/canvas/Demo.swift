@@ -229,19 +229,10 @@ enum DemoDrawing {
     }
 }
 
-/// The demo's randomness (SplitMix64): a seed gives the same drawing.
-struct DemoRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
+/// The demo's randomness: a seed gives the same drawing.
+typealias DemoRandom = SplitMix64
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
     /// Uniform in [0, 1).
     mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
     /// A hand's tremor: ±1.2 px.

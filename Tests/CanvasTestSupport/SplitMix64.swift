@@ -1,20 +1,7 @@
-/// A tiny seeded generator (Steele, Lea and Flood's SplitMix64), so that every random test
-/// is replayable from the seed it prints.
-public struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
+// Every random test draws from CanvasCore's SplitMix64, replayable from the seed it prints.
+@_exported public import struct CanvasCore.SplitMix64
 
-    public init(seed: UInt64) {
-        state = seed
-    }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
     /// True with probability `probability`.
     public mutating func chance(_ probability: Double) -> Bool {
         Double.random(in: 0..<1, using: &self) < probability
