@@ -109,6 +109,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strict),
+        .testTarget(name: "CanvasRuntimeTests", dependencies: ["CanvasRuntime"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -31,9 +31,14 @@ public final class NodeRuntime {
     private var links: [XMPPRoomLink] = []
     /// The LAN link of each room (same order as `replicas`), with `configuration.lan`.
     private var lanLinks: [LANRoomLink] = []
+    /// How many LAN events of each room (same order) wait in the loop's queue.
+    private var lanBudgets: [InputBudget] = []
     private var client: XMPPClient?
     private var lastExport: Duration = .zero
     private var inputLine = 0
+
+    /// How many LAN events of one room may wait in the loop's queue.
+    static let lanInputsQueued = 256
 
     /// How long a shutdown waits for the rooms to reflect the messages in flight.
     static let drainLimit: Duration = .seconds(10)
@@ -87,9 +92,16 @@ public final class NodeRuntime {
                 let link = try await startLAN(lan, replica: replica, group: group)
                 lanLinks.append(link)
                 let events = link.driver.events
+                // The loop handles at most this many of the room's LAN events behind; past
+                // that the driver's own buffer fills and it stops reading its socket.
+                let budget = InputBudget(limit: Self.lanInputsQueued)
+                lanBudgets.append(budget)
                 tasks.append(
                     Task {
-                        for await event in events { continuation.yield(.lan(room: index, event)) }
+                        for await event in events {
+                            await budget.admit()
+                            continuation.yield(.lan(room: index, event))
+                        }
                     })
             }
         }
@@ -138,6 +150,7 @@ public final class NodeRuntime {
                 electGateways()
             case .lan(let room, let event):
                 lanLinks[room].handle(event)
+                lanBudgets[room].release()
                 electGateways()
             case .line(let bytes):
                 inputLine += 1
@@ -161,6 +174,7 @@ public final class NodeRuntime {
         signals.cancel()
         for link in links { link.leave() }
         await client?.stop()
+        for budget in lanBudgets { budget.close() }
         for link in lanLinks {
             link.reportCounters()
             await link.driver.stop()

@@ -306,6 +306,41 @@ private func awaitFullMembership(_ nodes: [TestNode], within timeout: Duration =
         await stopAll(nodes)
     }
 
+    @Test(
+        .enabled(if: multicastInterface != nil, "needs an up interface with an IPv4 address and MULTICAST"),
+        .timeLimit(.minutes(1)))
+    func aConsumerThatFallsBehindPausesReadingAndLosesNothing() async throws {
+        let socket = freshSocket(on: try #require(multicastInterface))
+        let sender = try await startNodes(["a"], socket: socket)[0]
+        var configuration = ClusterConfiguration(room: "sketch")
+        configuration.beaconInterval = .milliseconds(500)
+        let driver = ClusterDriver(
+            node: try ClusterNode(configuration: configuration, nodeID: "slow", incarnation: 1, key: nil),
+            socket: socket, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: testLogger,
+            eventBuffer: .init(lowWatermark: 4, highWatermark: 16))
+        try await driver.start()
+        #expect(await eventually { driver.members == ["a"] && sender.driver.members == ["slow"] })
+        // Nobody reads the slow node's events while 2000 payloads arrive.
+        let payloads = (0..<2000).map { Array("payload \($0)".utf8) }
+        for payload in payloads { sender.driver.send(payload: payload) }
+        #expect(await eventually { driver.readPauses >= 1 })
+        try await Task.sleep(for: .milliseconds(300))
+        let heldBack = driver.counters.payloadsDelivered
+        #expect(heldBack < payloads.count, "reading went on: \(heldBack) payloads taken off the socket")
+        print("a consumer behind: \(heldBack) of \(payloads.count) payloads read while it did not consume")
+        // Then it catches up: every payload arrives, once (what the kernel dropped, repaired).
+        var received: [[UInt8]] = []
+        for await event in driver.events {
+            if case .deliver(let payload, _) = event { received.append(payload) }
+            if received.count == payloads.count { break }
+        }
+        #expect(received.count == payloads.count)
+        #expect(Set(received) == Set(payloads))
+        #expect(driver.counters.lossesGivenUp == 0)
+        await driver.stop()
+        await sender.driver.stop()
+    }
+
     @Test func invalidSocketConfigurationsAreNamed() async throws {
         for (socket, mentioned) in [
             (ClusterSocketConfiguration(group: "10.0.0.1"), "10.0.0.1"),

@@ -15,12 +15,14 @@ import NIOConcurrencyHelpers
 /// ```
 public final class ClusterDriver: Sendable {
     /// Payloads, members and gateway changes, in order; finishes when `stop()` is called.
-    public let events: AsyncStream<ClusterEvent>
+    /// Consume it promptly: past `ClusterEventBuffer.highWatermark` unconsumed events the
+    /// driver stops reading its socket.
+    public let events: ClusterEvents
 
     private let socket: ClusterSocketConfiguration
     private let eventLoop: any EventLoop
     private let logger: Logger
-    private let continuation: AsyncStream<ClusterEvent>.Continuation
+    private let source: ClusterEvents.Producer.Source
     /// The node and its socket, on `eventLoop`.
     private let engine: NIOLoopBoundBox<ClusterEngine>
     private let view: NIOLockedValueBox<ClusterView>
@@ -34,19 +36,27 @@ public final class ClusterDriver: Sendable {
     }
 
     /// A driver for `node` (not started yet) on `socket`, on one event loop of
-    /// `eventLoopGroup`.
+    /// `eventLoopGroup`, letting its consumer fall at most `eventBuffer` events behind.
     public init(
-        node: ClusterNode, socket: ClusterSocketConfiguration, eventLoopGroup: any EventLoopGroup, logger: Logger
+        node: ClusterNode, socket: ClusterSocketConfiguration, eventLoopGroup: any EventLoopGroup, logger: Logger,
+        eventBuffer: ClusterEventBuffer = .init()
     ) {
         self.socket = socket
         self.logger = logger
         eventLoop = eventLoopGroup.next()
-        (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        let resumer = ClusterReadingResumer()
+        let made = ClusterEvents.Producer.makeSequence(
+            backPressureStrategy: .init(lowWatermark: eventBuffer.lowWatermark, highWatermark: eventBuffer.highWatermark),
+            finishOnDeinit: false, delegate: resumer)
+        events = ClusterEvents(producer: made.sequence)
+        source = made.source
         let view = NIOLockedValueBox(ClusterView())
         self.view = view
-        engine = .makeBoxSendingValue(
-            ClusterEngine(node: node, eventLoop: eventLoop, logger: logger, view: view, events: continuation),
+        let engine = NIOLoopBoundBox.makeBoxSendingValue(
+            ClusterEngine(node: node, eventLoop: eventLoop, logger: logger, view: view, events: made.source),
             eventLoop: eventLoop)
+        self.engine = engine
+        resumer.onResume { [eventLoop] in eventLoop.execute { engine.value.resumeReading() } }
     }
 
     /// Opens the socket (shared with other processes on the same port), joins the group on
@@ -115,6 +125,10 @@ public final class ClusterDriver: Sendable {
     /// What the node did and refused.
     public var counters: ClusterCounters { view.withLockedValue { $0.counters } }
 
+    /// How many times the driver stopped reading its socket because the consumer of
+    /// `events` fell behind.
+    public var readPauses: Int { view.withLockedValue { $0.readPauses } }
+
     /// How the driver reaches the others, e.g. `multicast 239.255.77.77:47777 on eth0
     /// (192.0.2.2)` or `broadcast 192.0.2.255:47777 on eth0`.
     public var transportDescription: String { view.withLockedValue { $0.transportDescription } }
@@ -129,13 +143,13 @@ public final class ClusterDriver: Sendable {
         if case .running(let channel) = previous {
             await farewell(channel)
         }
-        continuation.finish()
+        source.finish()
     }
 
     private func farewell(_ channel: any Channel) async {
         try? await eventLoop.flatSubmit { [engine] in engine.value.stop() }.get()
         try? await channel.close()
         logger.info("LAN cluster stopped")
-        continuation.finish()
+        source.finish()
     }
 }

@@ -9,6 +9,7 @@ struct ClusterView: Sendable {
     var gateway: String?
     var counters = ClusterCounters()
     var transportDescription = "not started"
+    var readPauses = 0
 }
 
 /// A `ClusterNode` at work on its channel's event loop: it feeds the node datagrams,
@@ -19,7 +20,9 @@ final class ClusterEngine {
     private let eventLoop: any EventLoop
     private let logger: Logger
     private let view: NIOLockedValueBox<ClusterView>
-    private let events: AsyncStream<ClusterEvent>.Continuation
+    private let events: ClusterEvents.Producer.Source
+    /// Whether reading the socket is paused until the consumer of `events` catches up.
+    private var readingPaused = false
     private var channel: (any Channel)?
     /// The group, or the broadcast address in the fallback.
     private var destination: SocketAddress?
@@ -34,7 +37,7 @@ final class ClusterEngine {
 
     init(
         node: ClusterNode, eventLoop: any EventLoop, logger: Logger, view: NIOLockedValueBox<ClusterView>,
-        events: AsyncStream<ClusterEvent>.Continuation
+        events: ClusterEvents.Producer.Source
     ) {
         self.node = node
         self.eventLoop = eventLoop
@@ -128,15 +131,15 @@ final class ClusterEngine {
                 write.assumeIsolated().whenComplete { [self] result in noteSendResult(result) }
                 lastWrite = write
             case .deliver(let payload, let from):
-                events.yield(.deliver(payload: payload, from: from))
+                report(.deliver(payload: payload, from: from))
             case .memberJoined(let nodeID):
                 membershipChanged = true
-                events.yield(.memberJoined(nodeID))
+                report(.memberJoined(nodeID))
             case .memberLeft(let nodeID):
                 membershipChanged = true
-                events.yield(.memberLeft(nodeID))
+                report(.memberLeft(nodeID))
             case .gatewayChanged(let gateway):
-                events.yield(.gatewayChanged(gateway))
+                report(.gatewayChanged(gateway))
             case .scheduleTick(let deadline):
                 schedule(at: deadline)
             }
@@ -144,6 +147,25 @@ final class ClusterEngine {
         if lastWrite != nil { channel?.flush() }
         publish(members: membershipChanged)
         return lastWrite
+    }
+
+    /// Hands `event` to the consumer; stops reading the socket when it falls too far behind
+    /// (the event is kept: only what the socket has not read yet waits, or is lost and repaired).
+    private func report(_ event: ClusterEvent) {
+        guard events.yield(event) == .stopProducing, !readingPaused, let channel else { return }
+        readingPaused = true
+        try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: false)
+        view.withLockedValue { $0.readPauses += 1 }
+        logger.debug("LAN cluster reading paused: the session is behind")
+    }
+
+    /// The consumer caught up: reads the socket again.
+    func resumeReading() {
+        guard readingPaused else { return }
+        readingPaused = false
+        guard let channel else { return }
+        try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: true)
+        logger.debug("LAN cluster reading resumed")
     }
 
     private func schedule(at deadline: Duration) {
