@@ -61,6 +61,8 @@ public struct ClusterNode: Sendable {
     private var nackBudget = 0.0
     private var nackBudgetUpdated: Duration = .zero
     private var announcedTick: Duration?
+    /// Since when the driver has not been reading the socket, if it paused.
+    private var listeningPausedAt: Duration?
     private var random: JitterRandom
 
     /// A node of `configuration.room` named `nodeID`, for the run `incarnation` (choose it
@@ -111,6 +113,24 @@ public struct ClusterNode: Sendable {
         var actions = [sendBeacon(now: now)]
         actions += reelect()
         return finish(actions, now: now)
+    }
+
+    /// The driver stopped reading the socket (its consumer fell behind): until
+    /// `resumeListening(now:)`, members are not taken for gone, since what they send waits
+    /// unread (or is dropped by the kernel and repaired later).
+    public mutating func pauseListening(now: Duration) -> [ClusterAction] {
+        guard phase == .running, listeningPausedAt == nil else { return [] }
+        listeningPausedAt = now
+        return finish([], now: now)
+    }
+
+    /// The driver reads the socket again: the pause does not count as the members' silence.
+    public mutating func resumeListening(now: Duration) -> [ClusterAction] {
+        guard let pausedAt = listeningPausedAt else { return [] }
+        listeningPausedAt = nil
+        guard phase == .running else { return [] }
+        membership.excuse(now - pausedAt)
+        return finish([], now: now)
     }
 
     /// Stops the node: it says goodbye, so that members see it leave at once. Later inputs
@@ -210,10 +230,16 @@ public struct ClusterNode: Sendable {
     /// timeouts.
     public mutating func tick(now: Duration) -> [ClusterAction] {
         guard phase == .running else { return [] }
-        if let announced = announcedTick, announced <= now { announcedTick = nil }
+        if let announced = announcedTick, announced <= now {
+            announcedTick = nil
+            // A late tick: this node did not run meanwhile, and what members sent may not
+            // have been read yet. Under CPU starvation, members would otherwise seem to
+            // leave and join again (re-elections, sessions announcing to newcomers).
+            membership.excuse(now - announced)
+        }
         var actions: [ClusterAction] = []
         if let beacon = nextBeacon, beacon <= now { actions.append(sendBeacon(now: now)) }
-        let events = membership.expire(now: now)
+        let events = listeningPausedAt == nil ? membership.expire(now: now) : []
         actions += events.compactMap(Self.action(for:))
         if !events.isEmpty { actions += reelect() }
         for sender in senders.keys.sorted() {
@@ -430,7 +456,7 @@ public struct ClusterNode: Sendable {
 
     /// Appends a tick request when the next deadline differs from the one last requested.
     private mutating func finish(_ actions: [ClusterAction], now: Duration) -> [ClusterAction] {
-        var deadlines = [nextBeacon, membership.nextExpiry]
+        var deadlines = [nextBeacon, listeningPausedAt == nil ? membership.nextExpiry : nil]
         for state in senders.values {
             deadlines.append(state.stream?.nextDeadline(reassemblyTimeout: configuration.reassemblyTimeout))
         }

@@ -17,6 +17,9 @@ public struct Membership: Sendable {
         public var beaconInterval: Duration
         /// When this node last heard from it.
         public var lastHeard: Duration
+        /// Time since `lastHeard` that does not count as its silence: this node did not
+        /// listen then (see `Membership.excuse(_:)`).
+        public var excused: Duration = .zero
     }
 
     /// A change of membership.
@@ -62,7 +65,10 @@ public struct Membership: Sendable {
                 beaconInterval: defaultBeaconInterval, lastHeard: now)
             events.append(.joined(nodeID))
         }
-        members[nodeID]!.lastHeard = max(members[nodeID]!.lastHeard, now)
+        if now >= members[nodeID]!.lastHeard {
+            members[nodeID]!.lastHeard = now
+            members[nodeID]!.excused = .zero
+        }
         if let beacon {
             let previous = members[nodeID]!.capabilities
             members[nodeID]!.capabilities = beacon.capabilities
@@ -83,6 +89,16 @@ public struct Membership: Sendable {
         return [.left(nodeID)]
     }
 
+    /// This node did not listen for `duration` (its process was starved of CPU and its timer
+    /// came late, or its driver paused reading): what members sent meanwhile may still wait
+    /// unread in the socket, so that time does not count as their silence. A member leaves
+    /// after `missedBeaconsBeforeLeaving` intervals of silence while this node listened, so
+    /// one that is really gone still leaves.
+    public mutating func excuse(_ duration: Duration) {
+        guard duration > .zero else { return }
+        for nodeID in members.keys { members[nodeID]!.excused += duration }
+    }
+
     /// Removes the members that have been silent too long by `now`, in node id order.
     public mutating func expire(now: Duration) -> [Event] {
         let silent = members.values.filter { expiry(of: $0) <= now }.map(\.nodeID).sorted()
@@ -96,6 +112,6 @@ public struct Membership: Sendable {
     }
 
     private func expiry(of member: Member) -> Duration {
-        member.lastHeard + member.beaconInterval * missedBeaconsBeforeLeaving
+        member.lastHeard + member.excused + member.beaconInterval * missedBeaconsBeforeLeaving
     }
 }

@@ -41,6 +41,26 @@ private func beacon(_ capabilities: Capabilities = [], intervalMilliseconds: UIn
         #expect(membership.members["a"]?.capabilities == [], "a restarted node announces its capabilities again")
     }
 
+    @Test mutating func timeThisNodeDidNotListenDoesNotCountAsSilence() {
+        _ = membership.heard(from: "a", incarnation: 1, beacon: beacon(), now: .zero)
+        membership.excuse(.seconds(2))
+        #expect(membership.nextExpiry == .seconds(5))
+        membership.excuse(.seconds(4))
+        #expect(membership.nextExpiry == .seconds(9))
+        #expect(membership.expire(now: .milliseconds(8999)).isEmpty)
+        #expect(membership.expire(now: .seconds(9)) == [.left("a")])
+    }
+
+    @Test mutating func hearingFromAMemberEndsItsExcuse() {
+        _ = membership.heard(from: "a", incarnation: 1, beacon: beacon(), now: .zero)
+        membership.excuse(.seconds(3))
+        _ = membership.heard(from: "a", incarnation: 1, beacon: nil, now: .seconds(5))
+        #expect(membership.nextExpiry == .seconds(8))
+        // A datagram read late, stamped before the last one, changes nothing.
+        _ = membership.heard(from: "a", incarnation: 1, beacon: nil, now: .seconds(4))
+        #expect(membership.nextExpiry == .seconds(8))
+    }
+
     @Test mutating func leavesOnGoodbyeOfTheCurrentIncarnationOnly() {
         _ = membership.heard(from: "a", incarnation: 2, beacon: nil, now: .zero)
         #expect(membership.leave("a", incarnation: 1).isEmpty)
@@ -69,6 +89,62 @@ private func beacon(_ capabilities: Capabilities = [], intervalMilliseconds: UIn
             #expect(lan.reports[index].filter { $0 == .memberLeft("n4") }.count == 1)
             #expect(lan.nodes[index].members.map(\.nodeID) == (0..<4).filter { $0 != index }.map { "n\($0)" })
         }
+    }
+
+    /// A process starved of CPU runs its timer late, possibly before it reads what members
+    /// sent meanwhile: they must not seem gone. A member that is gone still leaves.
+    @Test func aLateTickDoesNotTakeMembersForGone() throws {
+        var (a, aStart) = try startedNode("a")
+        var (b, bStart) = try startedNode("b")
+        var actions = aStart
+        for bytes in bStart.datagrams { actions += a.receive(bytes: bytes, now: .zero) }
+        #expect(a.members.map(\.nodeID) == ["b"])
+        let requested = try #require(actions.lastTick)
+        #expect(requested < .seconds(1))
+        // The tick comes 5 s late (b's timeout is 3 s); b's beacons of those seconds are read
+        // after it.
+        actions = a.tick(now: .seconds(5))
+        #expect(actions.reports.isEmpty, "b taken for gone after a late tick")
+        var due = actions.lastTick
+        let beacons = b.tick(now: .seconds(5)).datagrams
+        #expect(!beacons.isEmpty)
+        for bytes in beacons { due = a.receive(bytes: bytes, now: .seconds(5)).lastTick ?? due }
+        #expect(a.members.map(\.nodeID) == ["b"])
+        // Then b is silent, and a runs on time: b leaves 3 s after it was last heard.
+        var leftAt: Duration?
+        while leftAt == nil, let now = due, now <= .seconds(20) {
+            actions = a.tick(now: now)
+            if actions.reports.contains(.memberLeft("b")) { leftAt = now }
+            due = actions.lastTick
+        }
+        #expect(leftAt == .seconds(8))
+    }
+
+    /// While the driver does not read the socket (its consumer is behind), members are not
+    /// taken for gone; after it resumes, a silent member leaves once a has listened for the
+    /// timeout.
+    @Test func membersStayWhileListeningIsPaused() throws {
+        var (a, aStart) = try startedNode("a")
+        let (_, bStart) = try startedNode("b")
+        var due = aStart.lastTick
+        for bytes in bStart.datagrams { due = a.receive(bytes: bytes, now: .zero).lastTick ?? due }
+        /// Runs a's ticks, on time, up to `end`; returns when b left, if it did.
+        func run(until end: Duration) -> Duration? {
+            while let now = due, now <= end {
+                let actions = a.tick(now: now)
+                due = actions.lastTick ?? due
+                if actions.reports.contains(.memberLeft("b")) { return now }
+            }
+            return nil
+        }
+        #expect(run(until: .seconds(1)) == nil)
+        due = a.pauseListening(now: .seconds(1)).lastTick ?? due
+        #expect(a.pauseListening(now: .seconds(1)).isEmpty, "pausing twice does nothing")
+        #expect(run(until: .seconds(30)) == nil, "b taken for gone while a did not listen")
+        #expect(a.members.map(\.nodeID) == ["b"])
+        // Resumed at 30 s: b, silent since 0 s while a listened for 1 s, leaves after 2 more.
+        due = a.resumeListening(now: .seconds(30)).lastTick ?? due
+        #expect(run(until: .seconds(60)) == .seconds(32))
     }
 
     @Test func aGoodbyeIsSeenAtOnce() throws {

@@ -34,6 +34,11 @@ extension [ClusterAction] {
         compactMap { if case .multicast(let bytes) = $0 { bytes } else { nil } }
     }
 
+    /// The time of the last tick the node asked for.
+    var lastTick: Duration? {
+        compactMap { if case .scheduleTick(let time) = $0 { time } else { nil } }.last
+    }
+
     /// The payloads delivered, in order.
     var deliveries: [(payload: [UInt8], from: String)] {
         compactMap { if case .deliver(let payload, let from) = $0 { (payload, from) } else { nil } }

@@ -23,6 +23,8 @@ final class ClusterEngine {
     private let events: ClusterEvents.Producer.Source
     /// Whether reading the socket is paused until the consumer of `events` catches up.
     private var readingPaused = false
+    /// Set when the consumer fell behind during `perform(_:)`: reading pauses after it.
+    private var consumerBehind = false
     private var channel: (any Channel)?
     /// The group, or the broadcast address in the fallback.
     private var destination: SocketAddress?
@@ -146,17 +148,28 @@ final class ClusterEngine {
         }
         if lastWrite != nil { channel?.flush() }
         publish(members: membershipChanged)
+        // After the actions (their timer included), so that the node's newer timer wins.
+        if consumerBehind {
+            consumerBehind = false
+            pauseReading()
+        }
         return lastWrite
     }
 
-    /// Hands `event` to the consumer; stops reading the socket when it falls too far behind
-    /// (the event is kept: only what the socket has not read yet waits, or is lost and repaired).
+    /// Hands `event` to the consumer; notes when it falls too far behind (the event is
+    /// kept: only what the socket has not read yet waits, or is lost and repaired).
     private func report(_ event: ClusterEvent) {
-        guard events.yield(event) == .stopProducing, !readingPaused, let channel else { return }
+        if events.yield(event) == .stopProducing { consumerBehind = true }
+    }
+
+    /// Stops reading the socket until the consumer catches up, and tells the node.
+    private func pauseReading() {
+        guard !readingPaused, let channel else { return }
         readingPaused = true
         try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: false)
         view.withLockedValue { $0.readPauses += 1 }
         logger.debug("LAN cluster reading paused: the session is behind")
+        perform(node.pauseListening(now: now))
     }
 
     /// The consumer caught up: reads the socket again.
@@ -166,6 +179,7 @@ final class ClusterEngine {
         guard let channel else { return }
         try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: true)
         logger.debug("LAN cluster reading resumed")
+        perform(node.resumeListening(now: now))
     }
 
     private func schedule(at deadline: Duration) {
