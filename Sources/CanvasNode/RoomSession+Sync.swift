@@ -19,8 +19,14 @@ extension RoomSession {
     mutating func announce(on id: TransportID, now: Duration, _ actions: inout [SessionAction]) {
         let message = SyncMessage(node: nodeID, root: document.digest.root, body: .summary)
         sendSync([message.encoded()], to: .room, via: id, &actions)
+        planNextAnnounce(on: id, now: now)
+    }
+
+    /// The next periodic announcement: `announceInterval` from now, jittered by ±25 %.
+    mutating func planNextAnnounce(on id: TransportID, now: Duration) {
         let jitter = 0.75 + 0.5 * Double.random(in: 0..<1, using: &random)
         transports[id]!.nextAnnounce = now + configuration.announceInterval * jitter
+        transports[id]!.announcesEarly = false
     }
 
     mutating func handleSync(
@@ -60,6 +66,12 @@ extension RoomSession {
     ) {
         guard message.root != document.digest.root else {
             transports[id]!.pendingAnswers[message.node] = nil
+            // A member in our state announced for the newcomer: ours would say the same
+            // (SRM suppression). Where legacy peers may be, each member must speak for
+            // itself within the legacy grace, so the early announcement stays.
+            if transports[id]!.announcesEarly, !transports[id]!.legacyPeers || configuration.legacyGrace == nil {
+                planNextAnnounce(on: id, now: now)
+            }
             return
         }
         guard transports[id]!.pendingAnswers[message.node] == nil else { return }

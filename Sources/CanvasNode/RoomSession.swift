@@ -92,8 +92,9 @@ public struct RoomSession: Sendable {
     public mutating func handle(_ input: SessionInput, at now: Duration) -> [SessionAction] {
         var actions: [SessionAction] = []
         switch input {
-        case .transportUp(let id, let maxMessageBytes, let members):
-            transportUp(id, maxMessageBytes: maxMessageBytes, members: members, now: now, &actions)
+        case .transportUp(let id, let maxMessageBytes, let members, let legacyPeers):
+            transportUp(
+                id, maxMessageBytes: maxMessageBytes, members: members, legacyPeers: legacyPeers, now: now, &actions)
         case .transportDown(let id):
             transportDown(id)
         case .memberJoined(let peer, let id):
@@ -127,10 +128,12 @@ public struct RoomSession: Sendable {
     // MARK: - Transports
 
     private mutating func transportUp(
-        _ id: TransportID, maxMessageBytes: Int, members: Set<PeerID>, now: Duration, _ actions: inout [SessionAction]
+        _ id: TransportID, maxMessageBytes: Int, members: Set<PeerID>, legacyPeers: Bool, now: Duration,
+        _ actions: inout [SessionAction]
     ) {
         var state = transports[id] ?? TransportState()
         state.isUp = true
+        state.legacyPeers = legacyPeers
         state.maxMessageBytes = max(maxMessageBytes, MessagePacking.minimumMessageBytes)
         state.members = members
         transports[id] = state
@@ -153,6 +156,7 @@ public struct RoomSession: Sendable {
         state.members = []
         state.pendingAnswers = [:]
         state.nextAnnounce = nil
+        state.announcesEarly = false
         state.legacyDeadlines = [:]
         state.nodes = [:]
         state.roots = [:]
@@ -162,16 +166,18 @@ public struct RoomSession: Sendable {
 
     private mutating func noteJoined(_ peer: PeerID, on id: TransportID, now: Duration) {
         guard transports[id]!.nodes[peer] == nil else { return }
-        if let grace = configuration.legacyGrace {
+        if let grace = configuration.legacyGrace, transports[id]!.legacyPeers {
             transports[id]!.legacyDeadlines[peer] = now + grace
         }
-        // A newcomer may have missed our last summary (and we its first): announce soon,
-        // so that it hears we speak sync and answers in kind well within the legacy grace;
-        // otherwise members that merely started at the same time take each other for
+        // A newcomer may have missed our last summary (and we its first): announce soon, so
+        // that anti-entropy with it starts now rather than at the next periodic summary, and
+        // (where legacy peers may be) so that it hears we speak sync well within the legacy
+        // grace; otherwise members that merely started at the same time take each other for
         // legacy peers and send each other whole documents.
         let soon = now + .milliseconds(Int.random(in: 0...1000, using: &random))
         if transports[id]!.isUp, transports[id]!.nextAnnounce.map({ $0 > soon }) ?? true {
             transports[id]!.nextAnnounce = soon
+            transports[id]!.announcesEarly = true
         }
     }
 
@@ -362,6 +368,10 @@ struct TransportState: Sendable {
     /// Local operations handed over but not yet accepted.
     var inFlight: [SendID: [Operation]] = [:]
     var nextAnnounce: Duration?
+    /// Whether `nextAnnounce` was brought forward for a newcomer.
+    var announcesEarly = false
+    /// Whether members may be peers of the original protocol (see `SessionInput.transportUp`).
+    var legacyPeers = true
     /// Answers to summaries waiting for their random delay, by requesting node.
     var pendingAnswers: [String: PendingAnswer] = [:]
     /// Requester digest roots answered recently: not answered again before the time given.

@@ -38,8 +38,10 @@ public struct SessionConfiguration: Sendable {
 /// What happens to a session. Each input comes with the current time.
 public enum SessionInput: Sendable {
     /// A transport connected (or reconnected) to the room, with the members present and the
-    /// largest message it carries.
-    case transportUp(TransportID, maxMessageBytes: Int, members: Set<PeerID>)
+    /// largest message it carries. `legacyPeers`: whether members may be peers of the
+    /// original protocol (an XMPP room may hold them; a LAN cluster only holds nodes like
+    /// this one): only then is a silent member taken for one after `legacyGrace`.
+    case transportUp(TransportID, maxMessageBytes: Int, members: Set<PeerID>, legacyPeers: Bool = true)
     /// A transport lost the room; local operations it had not accepted are kept.
     case transportDown(TransportID)
     case memberJoined(PeerID, via: TransportID)

@@ -37,7 +37,11 @@ final class LANRoomLink: RoomTransport {
     /// The driver is running: the cluster is the room's transport from now on.
     func started() {
         emit(NodeEvent("lan_started").with("room", replica.name).with("transport", driver.transportDescription))
-        replica.handle(.transportUp(Self.transportID, maxMessageBytes: Self.maxMessageBytes, members: Set(driver.members.map(PeerID.init))))
+        // Only nodes like this one speak the cluster's datagrams: no legacy peers here.
+        replica.handle(
+            .transportUp(
+                Self.transportID, maxMessageBytes: Self.maxMessageBytes, members: Set(driver.members.map(PeerID.init)),
+                legacyPeers: false))
         updateCapabilities()
     }
 

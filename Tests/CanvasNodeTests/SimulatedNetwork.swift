@@ -17,6 +17,8 @@ struct SimulatedNetwork {
         var announceInterval: Duration = .seconds(1)
         var suppression: SessionConfiguration.Suppression = .randomDelay(base: .milliseconds(100), perMember: .milliseconds(30))
         var legacyGrace: Duration? = .seconds(2)
+        /// Whether the room may hold legacy peers (an XMPP room), or not (a LAN cluster).
+        var legacyPeers = true
     }
 
     enum Kind {
@@ -106,7 +108,11 @@ struct SimulatedNetwork {
                 nodes[index].session = RoomSession(
                     configuration: configuration(of: index), restoring: nodes[index].persistence.persistedOperations())
             }
-            input(.transportUp(Self.transport, maxMessageBytes: parameters.maxMessageBytes, members: members), to: index)
+            input(
+                .transportUp(
+                    Self.transport, maxMessageBytes: parameters.maxMessageBytes, members: members,
+                    legacyPeers: parameters.legacyPeers),
+                to: index)
         } else {
             sendLegacyMega(from: index)
         }

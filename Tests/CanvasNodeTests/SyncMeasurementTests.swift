@@ -66,9 +66,12 @@ import Testing
     }
 
     /// Ten members in one state, one member back from a disconnection: answers to each of its summaries.
-    static func answersPerDifference(suppression: SessionConfiguration.Suppression, seed: UInt64) -> (answers: Int, differences: Int) {
+    static func answersPerDifference(
+        suppression: SessionConfiguration.Suppression, legacyPeers: Bool = true, seed: UInt64
+    ) -> (answers: Int, differences: Int) {
         var parameters = SimulatedNetwork.Parameters()
         parameters.suppression = suppression
+        parameters.legacyPeers = legacyPeers
         parameters.loss = 0
         var net = SimulatedNetwork(nodeCount: 10, parameters: parameters, seed: seed)
         for index in 0..<10 { net.start(index) }
@@ -89,20 +92,71 @@ import Testing
 
     @Test func suppressionLimitsAnswersToOneDifference() {
         var totals: [String: (answers: Int, differences: Int)] = [:]
+        let on = SessionConfiguration.Suppression.randomDelay(base: .milliseconds(100), perMember: .milliseconds(30))
         for seed: UInt64 in 0..<5 {
-            for (name, suppression) in [
-                ("on", SessionConfiguration.Suppression.randomDelay(base: .milliseconds(100), perMember: .milliseconds(30))),
-                ("off", .off),
-            ] {
+            for (name, suppression) in [("on", on), ("off", .off)] {
                 let result = Self.answersPerDifference(suppression: suppression, seed: seed)
                 totals[name, default: (0, 0)].answers += result.answers
                 totals[name, default: (0, 0)].differences += result.differences
             }
         }
-        let on = Double(totals["on"]!.answers) / Double(max(totals["on"]!.differences, 1))
-        let off = Double(totals["off"]!.answers) / Double(max(totals["off"]!.differences, 1))
-        print("answers per visible difference, 10 members: suppression on \(on), off \(off)")
-        #expect(on < 2)
-        #expect(off > on)
+        func ratio(_ name: String) -> Double {
+            Double(totals[name]!.answers) / Double(max(totals[name]!.differences, 1))
+        }
+        print("answers per visible difference, 10 members: suppression on \(ratio("on")), off \(ratio("off"))")
+        #expect(ratio("on") < 2)
+        #expect(ratio("off") > ratio("on"))
+    }
+
+    /// Ten members in one state, one back after a minute away (summaries every 10 s, the
+    /// default): the summaries sent in the 2 s after its return, and how long it took to
+    /// converge.
+    static func summariesOnReturn(legacyPeers: Bool, seed: UInt64) -> (summaries: Int, converged: Duration) {
+        var parameters = SimulatedNetwork.Parameters()
+        parameters.announceInterval = .seconds(10)
+        parameters.legacyPeers = legacyPeers
+        parameters.loss = 0
+        var net = SimulatedNetwork(nodeCount: 10, parameters: parameters, seed: seed)
+        for index in 0..<10 { net.start(index) }
+        net.run(until: .seconds(20))
+        net.stop(0, crash: false)
+        for step in 1...8 {
+            net.run(until: .seconds(20) + .seconds(5 * step))
+            net.randomEdit(at: 1 + step % 9)
+        }
+        net.run(until: .seconds(80))
+        net.sniff = true
+        let back = net.now
+        var summaries = 0
+        net.start(0)
+        var convergedAt: Duration?
+        while net.now < back + .seconds(2) || (convergedAt == nil && net.now < back + .seconds(30)) {
+            net.run(until: net.now + .milliseconds(50))
+            if convergedAt == nil, net.converged() { convergedAt = net.now - back }
+            if net.now == back + .seconds(2) { summaries = net.summariesSent.values.reduce(0, +) }
+        }
+        #expect(convergedAt != nil, "seed \(seed)")
+        return (summaries, convergedAt ?? .seconds(30))
+    }
+
+    /// Where no legacy peer can be (a LAN cluster), members in the same state suppress each
+    /// other's early summaries for a newcomer: one or two instead of one per member.
+    @Test func earlySummariesForANewcomerAreSuppressedWithoutLegacyPeers() {
+        var figures: [Bool: (summaries: Int, converged: Duration)] = [:]
+        for legacyPeers in [true, false] {
+            for seed: UInt64 in 0..<8 {
+                let run = Self.summariesOnReturn(legacyPeers: legacyPeers, seed: seed)
+                figures[legacyPeers, default: (0, .zero)].summaries += run.summaries
+                figures[legacyPeers, default: (0, .zero)].converged += run.converged
+            }
+        }
+        let with = figures[true]!
+        let without = figures[false]!
+        print(
+            "summaries in the 2 s after a member's return to 9 others (8 seeds): \(Double(with.summaries) / 8) "
+                + "where legacy peers may be, \(Double(without.summaries) / 8) without; converged after "
+                + "\(with.converged / 8) and \(without.converged / 8)")
+        #expect(without.summaries * 2 < with.summaries)
+        #expect(without.converged < with.converged + .seconds(1))
     }
 }
