@@ -65,24 +65,32 @@ import Testing
         #expect(runs.allSatisfy { $0.settle < .seconds(20) })
     }
 
-    /// Ten members in one state, one member back from a disconnection: answers to each of its summaries.
-    static func answersPerDifference(
-        suppression: SessionConfiguration.Suppression, legacyPeers: Bool = true, seed: UInt64
-    ) -> (answers: Int, differences: Int) {
-        var parameters = SimulatedNetwork.Parameters()
-        parameters.suppression = suppression
-        parameters.legacyPeers = legacyPeers
+    /// Ten members in one state after `settle`; then member 0 goes away while the others
+    /// make 8 edits, `spacing` apart, until `back`. Returns the network, sniffing, with
+    /// member 0 not yet back.
+    static func oneMemberAway(
+        _ parameters: SimulatedNetwork.Parameters, settle: Duration, spacing: Duration, back: Duration, seed: UInt64
+    ) -> SimulatedNetwork {
+        var parameters = parameters
         parameters.loss = 0
         var net = SimulatedNetwork(nodeCount: 10, parameters: parameters, seed: seed)
         for index in 0..<10 { net.start(index) }
-        net.run(until: .seconds(2))
+        net.run(until: settle)
         net.stop(0, crash: false)
         for step in 1...8 {
-            net.run(until: .seconds(2) + .milliseconds(250 * step))
+            net.run(until: settle + spacing * step)
             net.randomEdit(at: 1 + step % 9)
         }
-        net.run(until: .seconds(5))
+        net.run(until: back)
         net.sniff = true
+        return net
+    }
+
+    /// Ten members in one state, one member back from a disconnection: answers to each of its summaries.
+    static func answersPerDifference(suppression: SessionConfiguration.Suppression, seed: UInt64) -> (answers: Int, differences: Int) {
+        var parameters = SimulatedNetwork.Parameters()
+        parameters.suppression = suppression
+        var net = oneMemberAway(parameters, settle: .seconds(2), spacing: .milliseconds(250), back: .seconds(5), seed: seed)
         // On reconnecting, the member announces its summary at once: nine members see the difference.
         net.start(0)
         net.run(until: .seconds(15))
@@ -115,17 +123,7 @@ import Testing
         var parameters = SimulatedNetwork.Parameters()
         parameters.announceInterval = .seconds(10)
         parameters.legacyPeers = legacyPeers
-        parameters.loss = 0
-        var net = SimulatedNetwork(nodeCount: 10, parameters: parameters, seed: seed)
-        for index in 0..<10 { net.start(index) }
-        net.run(until: .seconds(20))
-        net.stop(0, crash: false)
-        for step in 1...8 {
-            net.run(until: .seconds(20) + .seconds(5 * step))
-            net.randomEdit(at: 1 + step % 9)
-        }
-        net.run(until: .seconds(80))
-        net.sniff = true
+        var net = oneMemberAway(parameters, settle: .seconds(20), spacing: .seconds(5), back: .seconds(80), seed: seed)
         let back = net.now
         var summaries = 0
         net.start(0)
