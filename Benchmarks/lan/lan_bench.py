@@ -8,7 +8,10 @@ interface:
    step by step (4 s each) until a node falls behind; the figure is the highest step whose
    p99 latency stayed within 250 ms.
 
-Usage: python3 Benchmarks/lan/lan_bench.py [--canvas PATH] [--json FILE]
+With --busy-disk only figure 1 is measured, while a thread writes and fsyncs 1 MiB blocks
+to the same file system (the latency tail that store fsyncs on a node's loop cause).
+
+Usage: python3 Benchmarks/lan/lan_bench.py [--canvas PATH] [--json FILE] [--memory] [--busy-disk]
 (build first: swift build -c release)."""
 
 import argparse
@@ -18,6 +21,7 @@ import random
 import socket
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -165,15 +169,55 @@ def sustained_steps(nodes, count, steps, seconds):
     return {"nodes": count, "steps": results, "sustained_points_per_second": max(good) if good else 0}
 
 
+class BusyDisk:
+    """Writes and fsyncs 1 MiB blocks to a file in `directory` until stopped."""
+
+    def __init__(self, directory):
+        self.path = os.path.join(directory, "busy-disk")
+        self.running = True
+        self.thread = threading.Thread(target=self._write, daemon=True)
+
+    def _write(self):
+        block = os.urandom(1 << 20)
+        with open(self.path, "wb") as f:
+            while self.running:
+                for _ in range(64):
+                    f.write(block)
+                    f.flush()
+                    os.fsync(f.fileno())
+                    if not self.running:
+                        break
+                f.seek(0)
+                f.truncate()
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.running = False
+        self.thread.join()
+        os.unlink(self.path)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--canvas", default=os.path.join(ROOT, ".build", "release", "canvas"))
     parser.add_argument("--json")
     parser.add_argument("--memory", action="store_true", help="nodes keep their replicas in memory (no fsync)")
+    parser.add_argument("--busy-disk", action="store_true", help="latency only, while another writer fsyncs")
     args = parser.parse_args()
     global DURABLE
     DURABLE = not args.memory
     work = tempfile.mkdtemp(prefix="canvas-lan-bench-")
+    if args.busy_disk:
+        with BusyDisk(work):
+            figures = {"latency_busy_disk": latency(args.canvas, work)}
+        print(json.dumps(figures, indent=2))
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(figures, f, indent=2)
+        return
     figures = {"latency": latency(args.canvas, work)}
     print(json.dumps(figures["latency"]), flush=True)
     figures["cluster"] = sustained(args.canvas, work)
