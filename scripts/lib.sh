@@ -29,3 +29,28 @@ require_debian_packages() {
         die "missing Debian packages: ${missing[*]}; install them with: sudo apt-get install ${missing[*]}"
     fi
 }
+
+# has_multicast_interface: whether an up interface with an IPv4 address supports multicast
+# (what `canvas join` picks for its LAN cluster by default).
+has_multicast_interface() {
+    command -v ip >/dev/null 2>&1 || return 1
+    local name
+    for name in $(ip -o link show up | awk -F': ' '/MULTICAST/ { sub(/@.*/, "", $2); print $2 }'); do
+        [ -n "$(ip -4 -o addr show dev "$name" 2>/dev/null)" ] && return 0
+    done
+    return 1
+}
+
+# require_multicast_interface: LAN nodes on this machine find each other by multicast. On a
+# machine without a multicast interface (a container with loopback only), root turns
+# multicast on for the loopback interface; others are told how.
+require_multicast_interface() {
+    has_multicast_interface && return
+    if [ "$(id -u)" -eq 0 ]; then
+        log "no interface with multicast: turning it on for the loopback interface (ip link set lo multicast on)"
+        ip link set lo multicast on || die "could not turn multicast on for lo"
+        has_multicast_interface || die "still no interface with multicast and an IPv4 address"
+    else
+        die "no interface with multicast: run 'sudo ip link set lo multicast on' (LAN nodes on this machine meet by multicast)"
+    fi
+}
