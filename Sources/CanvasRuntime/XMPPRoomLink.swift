@@ -57,9 +57,20 @@ final class XMPPRoomLink: RoomTransport {
     private var throttledUntil: Duration?
     /// Messages sent while the connection was down, for a resumed session.
     private var heldWhileOffline: [(body: String, id: SendID?, destination: Destination)] = []
+    /// Our messages to the room not reflected yet, by stanza id, with when they were sent.
+    private var unreflected: [String: Duration] = [:]
+    /// Messages to the room waiting for `unreflected` to shrink below `reflectionWindow`.
+    private var waitingForWindow: [(body: String, id: SendID?, destination: Destination)] = []
     /// The room refused us for good (banned, bad password …): no more attempts.
     private(set) var failedPermanently = false
 
+    /// At most this many of our messages to the room travel unreflected; the others wait
+    /// here, not in the connection's buffer, so that a flood does not put the room's pace
+    /// behind our control stanzas (a self-ping stuck behind 25,000 messages timed out and
+    /// took the node out of the room).
+    static let reflectionWindow = 64
+    /// A message whose reflection has not come after this long no longer holds its place.
+    static let reflectionTimeout: Duration = .seconds(30)
     static let selfPingInterval: Duration = .seconds(60)
     static let selfPingTimeout: Duration = .seconds(30)
     static let rejoinDelay: Duration = .seconds(2)
@@ -134,7 +145,8 @@ final class XMPPRoomLink: RoomTransport {
     /// Whether nothing sent is waiting for the room's confirmation (or it cannot come: the
     /// room or the connection is gone).
     var isSettled: Bool {
-        (awaitingReflection.isEmpty && throttled.isEmpty) || !transportUp || !client.isOnline
+        (awaitingReflection.isEmpty && throttled.isEmpty && waitingForWindow.isEmpty) || !transportUp
+            || !client.isOnline
     }
 
     // MARK: The client
@@ -247,6 +259,9 @@ final class XMPPRoomLink: RoomTransport {
                 sendBody(message.body, to: message.destination, id: message.id)
             }
         }
+        let lost = unreflected.filter { now - $0.value >= Self.reflectionTimeout }.keys
+        for stanzaID in lost { unreflected[stanzaID] = nil }
+        sendWaitingForWindow()
         savePositionIfChanged()
         saveUnconfirmedIfChanged()
     }
@@ -266,7 +281,8 @@ final class XMPPRoomLink: RoomTransport {
         sendBody(String(decoding: bytes, as: UTF8.self), to: destination, id: id)
     }
 
-    private func sendBody(_ body: String, to destination: Destination, id: SendID?) {
+    /// Sends `body`; `inTurn`: it comes from `waitingForWindow`, whose first it was.
+    private func sendBody(_ body: String, to destination: Destination, id: SendID?, inTurn: Bool = false) {
         guard room.isJoined else { return }  // the session resends local operations on the next transportUp
         if !client.isOnline {
             heldWhileOffline.append((body, id, destination))
@@ -276,14 +292,19 @@ final class XMPPRoomLink: RoomTransport {
             throttled.append((body, id, destination))
             return
         }
-        sentCounter += 1
-        let stanzaID = "\(replica.session.nodeID)-\(sentCounter)"
-        var stanza: XMLElement
-        let isSync = Self.isSyncMessage(body)
         var toRoom = destination
         if case .peer(let peer) = destination, !replica.session.speaksSync(peer, on: Self.transportID) {
             toRoom = .room
         }
+        // What goes to the room comes back: it waits its turn in the window.
+        if toRoom == .room, (!inTurn && !waitingForWindow.isEmpty) || unreflected.count >= Self.reflectionWindow {
+            waitingForWindow.append((body, id, destination))
+            return
+        }
+        sentCounter += 1
+        let stanzaID = "\(replica.session.nodeID)-\(sentCounter)"
+        var stanza: XMLElement
+        let isSync = Self.isSyncMessage(body)
         switch toRoom {
         case .room:
             // The whole room: everything meant for the room, and what is meant for a member
@@ -291,6 +312,7 @@ final class XMPPRoomLink: RoomTransport {
             // groupchat). Sync messages and repairs are not archived: the archive keeps the
             // room's own operations, once.
             stanza = room.message(body: body, stanzaID: stanzaID)
+            unreflected[stanzaID] = clock.now
             if isSync || destination != .room {
                 stanza.children.append(.element(XMLElement(name: "no-store", namespace: Self.hintsNamespace)))
             }
@@ -386,8 +408,11 @@ final class XMPPRoomLink: RoomTransport {
     private func received(_ message: MUCMessage) {
         guard isActive else { return }  // the gateway relays; the LAN brings it here
         if message.isOwn, message.source == .live {
-            if let stanzaID = message.stanzaID, let sent = awaitingReflection.removeValue(forKey: stanzaID) {
-                replica.handle(.accepted(sent.id, via: Self.transportID))
+            if let stanzaID = message.stanzaID {
+                if let sent = awaitingReflection.removeValue(forKey: stanzaID) {
+                    replica.handle(.accepted(sent.id, via: Self.transportID))
+                }
+                reflected(stanzaID)
             }
             return
         }
@@ -401,7 +426,24 @@ final class XMPPRoomLink: RoomTransport {
         replica.handle(.received(bytes, from: PeerID(nickname), via: Self.transportID))
     }
 
+    /// The room reflected (or refused) our message `stanzaID`: its place in the window is free.
+    private func reflected(_ stanzaID: String) {
+        guard unreflected.removeValue(forKey: stanzaID) != nil else { return }
+        sendWaitingForWindow()
+    }
+
+    /// Sends what waits for the window, oldest first, while there is room.
+    private func sendWaitingForWindow() {
+        while !waitingForWindow.isEmpty, unreflected.count < Self.reflectionWindow, throttledUntil == nil,
+            client.isOnline, room.isJoined
+        {
+            let message = waitingForWindow.removeFirst()
+            sendBody(message.body, to: message.destination, id: message.id, inTurn: true)
+        }
+    }
+
     private func rejected(stanzaID: String?, condition: String, text: String?) {
+        if let stanzaID { unreflected[stanzaID] = nil }
         let refused = stanzaID.flatMap { awaitingReflection.removeValue(forKey: $0) }
         logger.notice(
             "the room refused a message",
@@ -431,6 +473,8 @@ final class XMPPRoomLink: RoomTransport {
         awaitingReflection = [:]
         throttled = []
         heldWhileOffline = []
+        unreflected = [:]
+        waitingForWindow = []
         throttledUntil = nil
         catchUpDeadline = nil
         selfPingSentAt = nil
