@@ -249,6 +249,24 @@ class XMPPIntegration(unittest.TestCase):
             self.assertEqual(svg.count("<path"), 3 if room == first else 4, path)
         self.assertEqual(other.stop(), 0)
 
+    def test_4c_a_flood_waits_its_turn_in_the_window_and_nobody_leaves_the_room(self):
+        rng = seeded_random("flood")
+        room = self.server.room("flood")
+        sender, receiver = self.node("fa", "alice", room).start(), self.node("fb", "bob", room).start()
+        sender.wait_joined()
+        receiver.wait_joined()
+        # 600 strokes written at once: far more than the 64 messages that travel
+        # unreflected; the rest wait in the room link. SIGTERM right away: the node waits
+        # (up to 10 s) for the room to reflect what it sent before it leaves.
+        total = sender.draw(rng, 600, points=6)
+        sender.wait_for(lambda: sender.points() == total, 60, "its own strokes")
+        self.assertEqual(sender.stop(), 0)
+        receiver.wait_for(lambda: receiver.points() == total, 60, f"{total} points")
+        self.assertEqual(receiver.stop(), 0)
+        for node in (sender, receiver):
+            with open(node.log_path) as log:
+                self.assertNotIn("out of the room", log.read(), f"{node.name} left the room; log {node.log_path}")
+
     def test_5_bad_credentials_and_untrusted_certificates_fail_clearly(self):
         room = self.server.room("refused")
         wrong = os.path.join(self.work, "wrong.password")
