@@ -142,11 +142,16 @@ final class XMPPRoomLink: RoomTransport {
 
     var roomJID: String { room.configuration.roomJID }
 
-    /// Whether nothing sent is waiting for the room's confirmation (or it cannot come: the
-    /// room or the connection is gone).
+    /// Whether nothing is waiting for the room's confirmation (or it cannot come: the room or
+    /// the connection is gone). Just after a join, while the link catches up with the room,
+    /// local operations the room has not confirmed are still to be sent: not settled.
     var isSettled: Bool {
-        (awaitingReflection.isEmpty && throttled.isEmpty && waitingForWindow.isEmpty) || !transportUp
-            || !client.isOnline
+        guard client.isOnline, !failedPermanently else { return true }
+        guard transportUp else {
+            return !(room.isJoined && catchUpDeadline != nil
+                && !replica.session.unacceptedOperations(on: Self.transportID).isEmpty)
+        }
+        return awaitingReflection.isEmpty && throttled.isEmpty && waitingForWindow.isEmpty
     }
 
     // MARK: The client
