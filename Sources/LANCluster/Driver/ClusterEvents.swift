@@ -15,12 +15,15 @@ public struct ClusterEvents: AsyncSequence, Sendable {
 
     let producer: Producer
 
+    /// Reads the events in order; each event taken makes room for the driver to read more.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: Producer.AsyncIterator
 
+        /// The next event, or nil once the driver has stopped.
         public mutating func next() async -> ClusterEvent? { await base.next() }
     }
 
+    /// The one iterator of this sequence.
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: producer.makeAsyncIterator()) }
 }
 
