@@ -6,44 +6,67 @@ import Testing
 @Suite("InputBudget", .timeLimit(.minutes(1))) struct InputBudgetTests {
     @Test func aSourceIsAdmittedUpToTheLimitThenWaitsForARelease() async throws {
         let budget = InputBudget(limit: 3)
-        let admitted = Atomic(0)
+        let admitted = Counter()
         let source = Task {
             for _ in 0..<5 {
                 await budget.admit()
-                admitted.add(1, ordering: .sequentiallyConsistent)
+                admitted.increment()
             }
         }
-        #expect(await eventually { admitted.load(ordering: .sequentiallyConsistent) == 3 })
+        #expect(await eventually { admitted.value == 3 })
         try await Task.sleep(for: .milliseconds(100))
-        #expect(admitted.load(ordering: .sequentiallyConsistent) == 3, "a fourth input was queued without a release")
+        #expect(admitted.value == 3, "a fourth input was queued without a release")
         budget.release()
-        #expect(await eventually { admitted.load(ordering: .sequentiallyConsistent) == 4 })
+        #expect(await eventually { admitted.value == 4 })
         budget.release()
         await source.value
-        #expect(admitted.load(ordering: .sequentiallyConsistent) == 5)
+        #expect(admitted.value == 5)
     }
 
-    @Test func releasesBeforeAdmissionsAreKept() async {
+    @Test func releasesBeforeAdmissionsAreKept() async throws {
         let budget = InputBudget(limit: 1)
         budget.release()
         budget.release()
-        // One place at the start plus two released: three admissions without waiting.
-        for _ in 0..<3 { await budget.admit() }
-        let fourth = Task { await budget.admit() }
-        try? await Task.sleep(for: .milliseconds(50))
+        // One place at the start plus two released: three admissions, then a wait.
+        let admitted = Counter()
+        let source = Task {
+            for _ in 0..<4 {
+                await budget.admit()
+                admitted.increment()
+            }
+        }
+        #expect(await eventually { admitted.value == 3 })
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(admitted.value == 3, "a fourth input was queued without a release")
         budget.release()
-        await fourth.value
+        await source.value
+        #expect(admitted.value == 4)
     }
 
-    @Test func closingAdmitsEveryWaitingAndLaterSource() async {
+    @Test func closingAdmitsEveryWaitingAndLaterSource() async throws {
         let budget = InputBudget(limit: 1)
         await budget.admit()
-        let waiting = (0..<3).map { _ in Task { await budget.admit() } }
-        try? await Task.sleep(for: .milliseconds(50))
+        let admitted = Counter()
+        let waiting = (0..<3).map { _ in
+            Task {
+                await budget.admit()
+                admitted.increment()
+            }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(admitted.value == 0, "admitted without a place")
         budget.close()
         for task in waiting { await task.value }
+        #expect(admitted.value == 3)
         for _ in 0..<10 { await budget.admit() }
     }
+}
+
+/// A count shared by tasks.
+private final class Counter: Sendable {
+    private let count = Mutex(0)
+    var value: Int { count.withLock { $0 } }
+    func increment() { count.withLock { $0 += 1 } }
 }
 
 /// Polls `condition` for up to 5 seconds; returns whether it held.

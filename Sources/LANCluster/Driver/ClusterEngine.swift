@@ -133,15 +133,15 @@ final class ClusterEngine {
                 write.assumeIsolated().whenComplete { [self] result in noteSendResult(result) }
                 lastWrite = write
             case .deliver(let payload, let from):
-                report(.deliver(payload: payload, from: from))
+                hand(.deliver(payload: payload, from: from))
             case .memberJoined(let nodeID):
                 membershipChanged = true
-                report(.memberJoined(nodeID))
+                hand(.memberJoined(nodeID))
             case .memberLeft(let nodeID):
                 membershipChanged = true
-                report(.memberLeft(nodeID))
+                hand(.memberLeft(nodeID))
             case .gatewayChanged(let gateway):
-                report(.gatewayChanged(gateway))
+                hand(.gatewayChanged(gateway))
             case .scheduleTick(let deadline):
                 schedule(at: deadline)
             }
@@ -158,7 +158,7 @@ final class ClusterEngine {
 
     /// Hands `event` to the consumer; notes when it falls too far behind (the event is
     /// kept: only what the socket has not read yet waits, or is lost and repaired).
-    private func report(_ event: ClusterEvent) {
+    private func hand(_ event: ClusterEvent) {
         if events.yield(event) == .stopProducing { consumerBehind = true }
     }
 
