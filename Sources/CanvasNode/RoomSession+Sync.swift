@@ -191,7 +191,7 @@ extension RoomSession {
         for message in messages {
             statistics.syncMessages += 1
             statistics.syncBytes += message.count
-            actions.append(.send(message, to: destination, via: id, id: nil))
+            actions.append(.send(message, kind: .sync, to: destination, via: id, id: nil))
         }
     }
 
@@ -199,7 +199,7 @@ extension RoomSession {
         for message in MessagePacking.messages(for: operations, maxBytes: transports[id]!.maxMessageBytes) {
             statistics.repairMessages += 1
             statistics.repairBytes += message.count
-            actions.append(.send(message, to: destination, via: id, id: nil))
+            actions.append(.send(message, kind: .repair, to: destination, via: id, id: nil))
         }
     }
 

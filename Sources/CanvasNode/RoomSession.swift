@@ -232,7 +232,7 @@ public struct RoomSession: Sendable {
             let messages = MessagePacking.messages(for: [operation], maxBytes: limit)
             for (index, message) in messages.enumerated() {
                 // A split APPEND is accepted when its last part is.
-                actions.append(.send(message, to: .room, via: id, id: index == messages.count - 1 ? sendID : nil))
+                actions.append(.send(message, kind: .operations, to: .room, via: id, id: index == messages.count - 1 ? sendID : nil))
             }
         }
     }
@@ -300,7 +300,7 @@ public struct RoomSession: Sendable {
         actions.append(.event(.applied(applied)))
         for id in transports.keys.sorted() where id != author.transport && transports[id]!.isUp {
             for message in MessagePacking.messages(for: novel, maxBytes: transports[id]!.maxMessageBytes) {
-                actions.append(.send(message, to: .room, via: id, id: nil))
+                actions.append(.send(message, kind: .operations, to: .room, via: id, id: nil))
             }
         }
     }

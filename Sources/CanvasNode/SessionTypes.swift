@@ -66,9 +66,9 @@ public enum SessionInput: Sendable {
 /// What the driver of a session must do, in order. A failed `.persistLocal` must stop the
 /// driver from performing the actions after it (nothing unpersisted is sent).
 public enum SessionAction: Sendable {
-    /// Send one message. `id` is set when the message carries local operations: report
-    /// `.accepted(id, via:)` once the transport has taken responsibility for it.
-    case send([UInt8], to: Destination, via: TransportID, id: SendID?)
+    /// Send one message of `kind`. `id` is set when the message carries local operations:
+    /// report `.accepted(id, via:)` once the transport has taken responsibility for it.
+    case send([UInt8], kind: MessageKind, to: Destination, via: TransportID, id: SendID?)
     /// Make locally authored operations durable before the sends that follow.
     case persistLocal([Operation])
     /// Record operations received from peers.
@@ -76,6 +76,18 @@ public enum SessionAction: Sendable {
     case event(SessionEvent)
     /// Call `.timer` at this time (replaces any earlier request).
     case scheduleTimer(at: Duration)
+}
+
+/// What a message the session sends carries, so that a transport can treat it as it
+/// should (archive it or not, put it where peers of the original protocol look or not)
+/// without reading it.
+public enum MessageKind: Sendable, Hashable {
+    /// Operations drawn here, or relayed from another transport.
+    case operations
+    /// Operations sent to repair members' replicas (anti-entropy, a legacy member's catch-up).
+    case repair
+    /// A sync message (`SYNC_*`, protocol/PROTOCOL.md §13).
+    case sync
 }
 
 /// An operation applied to the document, with what it changed and who sent it (nil: local).

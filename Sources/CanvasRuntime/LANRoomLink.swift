@@ -95,7 +95,7 @@ final class LANRoomLink: RoomTransport {
         driver.setCapabilities(hasXMPPSession: hasXMPPSession, summary: Array(root.utf8))
     }
 
-    func send(_ bytes: [UInt8], to destination: Destination, id: SendID?) {
+    func send(_ bytes: [UInt8], kind: MessageKind, to destination: Destination, id: SendID?) {
         driver.send(payload: bytes)
         if let id {
             replica.handle(.accepted(id, via: Self.transportID))

@@ -5,9 +5,10 @@ import Logging
 
 /// Where a room's session sends messages: one transport (an XMPP room, a LAN cluster).
 protocol RoomTransport: AnyObject {
-    /// Sends one protocol message. `id` is set for messages that carry local operations:
-    /// the transport reports `.accepted(id)` to the replica once it is sure of delivery.
-    func send(_ bytes: [UInt8], to destination: Destination, id: SendID?)
+    /// Sends one protocol message of `kind`. `id` is set for messages that carry local
+    /// operations: the transport reports `.accepted(id)` to the replica once it is sure of
+    /// delivery.
+    func send(_ bytes: [UInt8], kind: MessageKind, to destination: Destination, id: SendID?)
 }
 
 /// One room on this node: its `RoomSession`, its durable store, and its transports. It
@@ -115,8 +116,8 @@ final class RoomReplica {
                         "cannot store operations from peers (peers will repair them)",
                         metadata: ["room": "\(name)", "error": "\(error)"])
                 }
-            case .send(let bytes, let destination, let transport, let id):
-                transports[transport]?.send(bytes, to: destination, id: id)
+            case .send(let bytes, let kind, let destination, let transport, let id):
+                transports[transport]?.send(bytes, kind: kind, to: destination, id: id)
             case .event(let event):
                 report(event)
             case .scheduleTimer(let deadline):

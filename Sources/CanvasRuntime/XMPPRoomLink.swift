@@ -36,7 +36,7 @@ final class XMPPRoomLink: RoomTransport {
     private let logger: Logger
     private let emit: (NodeEvent) -> Void
     /// Sends waiting for their reflection, by stanza id.
-    private var awaitingReflection: [String: (id: SendID, body: String)] = [:]
+    private var awaitingReflection: [String: (id: SendID, body: String, kind: MessageKind)] = [:]
     private var sentCounter: UInt64 = 0
     private var transportUp = false
     private var archivePosition: String?
@@ -53,14 +53,14 @@ final class XMPPRoomLink: RoomTransport {
     private var nextSelfPing: Duration?
     private var selfPingSentAt: Duration?
     /// Messages the room refused for its rate limits, sent again after a pause.
-    private var throttled: [(body: String, id: SendID?, destination: Destination)] = []
+    private var throttled: [OutgoingMessage] = []
     private var throttledUntil: Duration?
     /// Messages sent while the connection was down, for a resumed session.
-    private var heldWhileOffline: [(body: String, id: SendID?, destination: Destination)] = []
+    private var heldWhileOffline: [OutgoingMessage] = []
     /// Our messages to the room not reflected yet, by stanza id, with when they were sent.
     private var unreflected: [String: Duration] = [:]
     /// Messages to the room waiting for `unreflected` to shrink below `reflectionWindow`.
-    private var waitingForWindow: [(body: String, id: SendID?, destination: Destination)] = []
+    private var waitingForWindow: [OutgoingMessage] = []
     /// The room refused us for good (banned, bad password …): no more attempts.
     private(set) var failedPermanently = false
 
@@ -164,7 +164,7 @@ final class XMPPRoomLink: RoomTransport {
             let waiting = heldWhileOffline
             heldWhileOffline = []
             for message in waiting {
-                sendBody(message.body, to: message.destination, id: message.id)
+                send(message)
             }
             return
         }
@@ -261,7 +261,7 @@ final class XMPPRoomLink: RoomTransport {
             let waiting = throttled
             throttled = []
             for message in waiting {
-                sendBody(message.body, to: message.destination, id: message.id)
+                send(message)
             }
         }
         let lost = unreflected.filter { now - $0.value >= Self.reflectionTimeout }.keys
@@ -282,19 +282,20 @@ final class XMPPRoomLink: RoomTransport {
 
     // MARK: RoomTransport
 
-    func send(_ bytes: [UInt8], to destination: Destination, id: SendID?) {
-        sendBody(String(decoding: bytes, as: UTF8.self), to: destination, id: id)
+    func send(_ bytes: [UInt8], kind: MessageKind, to destination: Destination, id: SendID?) {
+        send(OutgoingMessage(body: String(decoding: bytes, as: UTF8.self), kind: kind, id: id, destination: destination))
     }
 
     /// Sends `body`; `inTurn`: it comes from `waitingForWindow`, whose first it was.
-    private func sendBody(_ body: String, to destination: Destination, id: SendID?, inTurn: Bool = false) {
+    private func send(_ message: OutgoingMessage, inTurn: Bool = false) {
+        let (body, kind, id, destination) = (message.body, message.kind, message.id, message.destination)
         guard room.isJoined else { return }  // the session resends local operations on the next transportUp
         if !client.isOnline {
-            heldWhileOffline.append((body, id, destination))
+            heldWhileOffline.append(message)
             return
         }
         if throttledUntil != nil {
-            throttled.append((body, id, destination))
+            throttled.append(message)
             return
         }
         var toRoom = destination
@@ -303,13 +304,12 @@ final class XMPPRoomLink: RoomTransport {
         }
         // What goes to the room comes back: it waits its turn in the window.
         if toRoom == .room, (!inTurn && !waitingForWindow.isEmpty) || unreflected.count >= Self.reflectionWindow {
-            waitingForWindow.append((body, id, destination))
+            waitingForWindow.append(message)
             return
         }
         sentCounter += 1
         let stanzaID = "\(replica.session.nodeID)-\(sentCounter)"
         var stanza: XMLElement
-        let isSync = Self.isSyncMessage(body)
         switch toRoom {
         case .room:
             // The whole room: everything meant for the room, and what is meant for a member
@@ -318,10 +318,10 @@ final class XMPPRoomLink: RoomTransport {
             // room's own operations, once.
             stanza = room.message(body: body, stanzaID: stanzaID)
             unreflected[stanzaID] = clock.now
-            if isSync || destination != .room {
+            if kind == .sync || destination != .room {
                 stanza.children.append(.element(XMLElement(name: "no-store", namespace: Self.hintsNamespace)))
             }
-            if let id { awaitingReflection[stanzaID] = (id, body) }
+            if let id { awaitingReflection[stanzaID] = (id, body, kind) }
         case .peer(let peer):
             stanza = XMLElement(
                 name: "message", namespace: XMPPNamespace.client,
@@ -443,7 +443,7 @@ final class XMPPRoomLink: RoomTransport {
             client.isOnline, room.isJoined
         {
             let message = waitingForWindow.removeFirst()
-            sendBody(message.body, to: message.destination, id: message.id, inTurn: true)
+            send(message, inTurn: true)
         }
     }
 
@@ -458,7 +458,7 @@ final class XMPPRoomLink: RoomTransport {
             // Rate limits: pause, then send refused local operations again (others are
             // repaired by anti-entropy).
             throttledUntil = clock.now + .seconds(1)
-            if let refused { throttled.append((refused.body, refused.id, .room)) }
+            if let refused { throttled.append(OutgoingMessage(body: refused.body, kind: refused.kind, id: refused.id, destination: .room)) }
         case "not-acceptable", "forbidden":
             // We are not (or no longer) an occupant: rejoin; the session resends local
             // operations that were not accepted.
@@ -509,11 +509,13 @@ final class XMPPRoomLink: RoomTransport {
         else { return nil }
         return (String(from[from.index(after: slash)...]), body)
     }
-
-    /// Whether a body the session produced is a sync message: the session's messages are
-    /// canonical JSON, which begins with the type (PROTOCOL.md §5, §13).
-    static func isSyncMessage(_ body: String) -> Bool {
-        body.hasPrefix(#"{"type":"SYNC_"#)
-    }
 }
 
+/// A protocol message on its way to the room: its body, what it carries, the session's
+/// send id (for local operations) and where it goes.
+struct OutgoingMessage {
+    var body: String
+    var kind: MessageKind
+    var id: SendID?
+    var destination: Destination
+}

@@ -47,7 +47,7 @@ import Testing
         mutating func input(_ input: SessionInput, to node: String) {
             for action in sessions[node]!.handle(input, at: now) {
                 switch action {
-                case .send(let bytes, let destination, let transport, let id):
+                case .send(let bytes, _, let destination, let transport, let id):
                     let targets: [String]
                     switch destination {
                     case .room: targets = up[transport, default: []].filter { $0 != node }.sorted()

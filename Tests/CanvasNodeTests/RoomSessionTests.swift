@@ -17,7 +17,7 @@ import Testing
     }
 
     static func sends(_ actions: [SessionAction]) -> [(bytes: [UInt8], to: Destination, via: TransportID, id: SendID?)] {
-        actions.compactMap { if case .send(let bytes, let to, let via, let id) = $0 { (bytes, to, via, id) } else { nil } }
+        actions.compactMap { if case .send(let bytes, _, let to, let via, let id) = $0 { (bytes, to, via, id) } else { nil } }
     }
 
     static func operationSends(_ actions: [SessionAction]) -> [(bytes: [UInt8], to: Destination, via: TransportID, id: SendID?)] {
@@ -35,6 +35,25 @@ import Testing
         let id = Self.sends(actions)[0].id!
         _ = session.handle(.accepted(id, via: Self.lan), at: .seconds(1))
         #expect(session.unacceptedOperations(on: Self.lan).isEmpty)
+    }
+
+    /// A transport learns what each message carries from the action, not from its bytes.
+    @Test func everySendSaysWhatKindOfMessageItIs() {
+        var session = Self.session()
+        let up = session.handle(.transportUp(Self.lan, maxMessageBytes: 1200, members: [PeerID("b")]), at: .zero)
+        let drawn = session.handle(.local([.add(StrokeID("me_1"), Self.header)]), at: .seconds(1))
+        let sync = SyncMessage(node: "b", root: 7, body: .summary).encoded()
+        let answered = session.handle(.received(sync, from: PeerID("b"), via: Self.lan), at: .seconds(2))
+            + session.handle(.timer, at: .seconds(10))
+        var kinds: [String: Set<MessageKind>] = [:]
+        for action in up + drawn + answered {
+            if case .send(let bytes, let kind, _, _, _) = action {
+                kinds[SimulatedNetwork.type(of: bytes), default: []].insert(kind)
+            }
+        }
+        #expect(kinds["ADD"] == [.operations])
+        #expect(kinds["SYNC_SUMMARY"] == [.sync])
+        #expect(kinds["SYNC_BUCKETS"] == [.sync])
     }
 
     @Test func unacceptedOperationsAreResentAfterReconnecting() {

@@ -149,7 +149,7 @@ struct SimulatedNetwork {
     private mutating func perform(_ actions: [SessionAction], of index: Int) {
         for action in actions {
             switch action {
-            case .send(let bytes, let destination, _, let id):
+            case .send(let bytes, _, let destination, _, let id):
                 send(bytes, from: index, to: destination)
                 if let id {
                     queue.push(at: now, .accepted(id, node: index, epoch: nodes[index].epoch))
