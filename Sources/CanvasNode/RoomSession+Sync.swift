@@ -164,7 +164,7 @@ extension RoomSession {
 
     /// The strokes of one digest bucket, sorted by identifier.
     func strokes(inBucket bucket: Int) -> [Stroke] {
-        bucketIndex[bucket].sorted().compactMap { document[$0] }
+        replica.bucketStrokes[bucket].sorted().compactMap { document[$0] }
     }
 
     /// Sends our bucket hashes in answer to a summary, if it still differs from our state.

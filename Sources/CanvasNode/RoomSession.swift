@@ -1,6 +1,5 @@
 public import CanvasCore
 import CanvasProtocol
-import CanvasGeometry
 
 /// A room's replica and its conversation with the room over any number of transports
 /// (DESIGN.md §5): a pure state machine. Inputs (`SessionInput`) come with the current
@@ -12,8 +11,8 @@ import CanvasGeometry
 /// transports only when novel, so a gateway between two rooms relays without loops.
 /// Anti-entropy (`RoomSession+Sync.swift`) repairs whatever was lost.
 public struct RoomSession: Sendable {
-    /// The replica.
-    public private(set) var document = Document()
+    /// The room's replica: the document and what is kept beside it.
+    public private(set) var replica: Replica
     /// What the session has sent, for measurements.
     public internal(set) var statistics = SessionStatistics()
 
@@ -21,35 +20,25 @@ public struct RoomSession: Sendable {
     var random: SessionRandom
     var transports: [TransportID: TransportState] = [:]
     var nextSendID: UInt64 = 1
-    /// Stroke counter for identifiers of locally drawn strokes (`NODE_COUNTER`).
-    private var strokeCounter = 0
-    private var spatialIndex = SpatialIndex()
-    /// The identifiers of the strokes of each digest bucket, for answering peers without
-    /// scanning the whole document.
-    private(set) var bucketIndex = [[StrokeID]](repeating: [], count: Digest.bucketCount)
     /// Last novel operation per member, for "who is drawing".
     private var lastDrawn: [Author: Duration] = [:]
     private var drawing: Set<Author> = []
     private var scheduledTimer: Duration?
 
-    /// A session whose document is rebuilt from persisted operations (empty for a new room).
-    public init(configuration: SessionConfiguration, restoring operations: [Operation] = []) {
-        self.configuration = configuration
-        random = SessionRandom(seed: configuration.seed)
-        for operation in operations {
-            document.apply(operation)
-        }
-        spatialIndex = SpatialIndex(document: document)
-        for stroke in document.strokes {
-            bucketIndex[Digest.bucket(of: stroke.id)].append(stroke.id)
-        }
-        let prefix = configuration.nodeID + "_"
-        for stroke in document.strokes where stroke.id.rawValue.hasPrefix(prefix) {
-            if let counter = Int(stroke.id.rawValue.dropFirst(prefix.count)) {
-                strokeCounter = max(strokeCounter, counter)
-            }
-        }
+    /// A session whose replica is rebuilt from persisted operations (empty for a new room).
+    public init(configuration: SessionConfiguration, restoring operations: some Sequence<Operation> = [Operation]()) {
+        self.init(configuration: configuration, replica: Replica(author: configuration.nodeID, restoring: operations))
     }
+
+    /// A session over a replica built beforehand (authored by `configuration.nodeID`).
+    public init(configuration: SessionConfiguration, replica: Replica) {
+        self.configuration = configuration
+        self.replica = replica
+        random = SessionRandom(seed: configuration.seed)
+    }
+
+    /// The replica's document.
+    public var document: Document { replica.document }
 
     /// The node id.
     public var nodeID: String { configuration.nodeID }
@@ -118,7 +107,7 @@ public struct RoomSession: Sendable {
         case .local(let operations):
             local(operations, &actions)
         case .action(let action):
-            local(operations(for: action), &actions)
+            local(replica.edit(for: action).operations, &actions)
         }
         updateDrawing(now: now, &actions)
         scheduleTimer(&actions)
@@ -183,29 +172,12 @@ public struct RoomSession: Sendable {
 
     // MARK: - Local edits
 
-    private mutating func operations(for action: LocalAction) -> [Operation] {
-        switch action {
-        case .draw(let points, let weight, let colour, let recognize):
-            strokeCounter += 1
-            let id = StrokeID("\(configuration.nodeID)_\(strokeCounter)")
-            var shapeID = id
-            if recognize {
-                strokeCounter += 1
-                shapeID = StrokeID("\(configuration.nodeID)_\(strokeCounter)")
-            }
-            return Drawing.draw(points, weight: weight, colour: colour, recognize: recognize, id: id, shapeID: shapeID)
-                .operations
-        case .erase(let points, let radius):
-            return Eraser.deletions(along: points, radius: radius, in: document, index: spatialIndex)
-        }
-    }
-
     private mutating func local(_ operations: [Operation], _ actions: inout [SessionAction]) {
         var applied: [AppliedOperation] = []
         for operation in operations {
-            let effect = apply(operation)
+            let (effect, resolved) = replica.apply(operation)
             if effect.isNovel {
-                applied.append(AppliedOperation(operation: operation, effect: effect, author: nil))
+                applied.append(AppliedOperation(operation: resolved, effect: effect, author: nil))
             }
         }
         guard !applied.isEmpty else { return }
@@ -235,19 +207,6 @@ public struct RoomSession: Sendable {
                 actions.append(.send(message, kind: .operations, to: .room, via: id, id: index == messages.count - 1 ? sendID : nil))
             }
         }
-    }
-
-    /// Applies one operation and keeps the eraser's spatial index and the bucket index current.
-    mutating func apply(_ operation: Operation) -> Effect {
-        let isNew = document[operation.strokeID] == nil
-        let effect = document.apply(operation)
-        if isNew, document[operation.strokeID] != nil {
-            bucketIndex[Digest.bucket(of: operation.strokeID)].append(operation.strokeID)
-        }
-        if effect.isNovel, effect.headerChanged || effect.changedPoints != nil, let stroke = document[effect.strokeID] {
-            spatialIndex.update(stroke)
-        }
-        return effect
     }
 
     // MARK: - Remote messages
@@ -282,12 +241,8 @@ public struct RoomSession: Sendable {
     ) {
         var applied: [AppliedOperation] = []
         for operation in operations {
-            let effect = apply(operation)
+            let (effect, resolved) = replica.apply(operation)
             guard effect.isNovel else { continue }
-            var resolved = operation
-            if case .append(let strokeID, let points, nil) = operation, let offset = effect.appendOffset {
-                resolved = .append(strokeID, points: points, offset: offset)
-            }
             applied.append(AppliedOperation(operation: resolved, effect: effect, author: author))
         }
         guard !applied.isEmpty else { return }

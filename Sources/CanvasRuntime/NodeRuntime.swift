@@ -199,9 +199,10 @@ public final class NodeRuntime {
         let fallbackID = randomID
         for name in configuration.rooms {
             var store: RoomStore?
+            var operations: [CanvasCore.Operation] = []
             if let directory = configuration.storeDirectory {
                 do {
-                    store = try RoomStore.open(directory: URL(fileURLWithPath: directory), room: name)
+                    (store, operations) = try RoomStore.open(directory: URL(fileURLWithPath: directory), room: name)
                 } catch {
                     throw NodeError("cannot open the store of room \(name) in \(directory): \(error)")
                 }
@@ -211,7 +212,8 @@ public final class NodeRuntime {
             }
             replicas.append(
                 RoomReplica(
-                    name: name, nodeID: store?.nodeID ?? fallbackID, store: store, clock: clock, logger: logger, emit: emit))
+                    name: name, nodeID: store?.nodeID ?? fallbackID, store: store, restoring: operations, clock: clock,
+                    logger: logger, emit: emit))
         }
     }
 

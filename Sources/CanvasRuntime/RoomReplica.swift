@@ -20,8 +20,8 @@ final class RoomReplica {
     /// The room's name as the user gave it (an XMPP room JID, or a LAN room name).
     let name: String
     private(set) var session: RoomSession
-    let store: RoomStore?
-    private var memory = InMemoryPersistence()
+    /// The durable store, unless the node keeps its replicas in memory only.
+    private let stored: StoredReplica?
     private let clock: NodeClock
     private let logger: Logger
     private let emit: (NodeEvent) -> Void
@@ -32,17 +32,23 @@ final class RoomReplica {
     /// Whether the document changed since the last SVG export.
     private(set) var changedSinceExport = true
 
-    init(name: String, nodeID: String, store: RoomStore?, clock: NodeClock, logger: Logger, emit: @escaping (NodeEvent) -> Void) {
+    /// A room restored from `operations` (what its store holds), kept in `store` (nil: in
+    /// memory only).
+    init(
+        name: String, nodeID: String, store: RoomStore?, restoring operations: [CanvasCore.Operation], clock: NodeClock,
+        logger: Logger, emit: @escaping (NodeEvent) -> Void
+    ) {
         self.name = name
-        self.store = store
+        stored = store.map(StoredReplica.init)
         self.clock = clock
         self.logger = logger
         self.emit = emit
         var seed = SystemRandomNumberGenerator()
-        session = RoomSession(
-            configuration: SessionConfiguration(nodeID: nodeID, seed: seed.next()),
-            restoring: store?.document.operations ?? [])
+        session = RoomSession(configuration: SessionConfiguration(nodeID: nodeID, seed: seed.next()), restoring: operations)
     }
+
+    /// The room's store, if it has one.
+    var store: RoomStore? { stored?.store }
 
     var document: Document { session.document }
 
@@ -73,7 +79,7 @@ final class RoomReplica {
             handle(.timer)
         }
         do {
-            try store?.flushIfDue(now: clock.now)
+            try stored?.flushIfDue(now: clock.now, of: session.replica)
         } catch {
             logger.error("cannot write the room's store", metadata: ["room": "\(name)", "error": "\(error)"])
         }
@@ -99,7 +105,7 @@ final class RoomReplica {
             switch action {
             case .persistLocal(let operations):
                 do {
-                    if let store { _ = try store.appendLocal(operations) } else { memory.persistLocal(operations) }
+                    try stored?.persistLocal(operations, of: session.replica)
                 } catch {
                     // Nothing unpersisted may be sent: stop here (DESIGN.md §5).
                     logger.critical(
@@ -110,7 +116,7 @@ final class RoomReplica {
                 }
             case .persistRemote(let operations):
                 do {
-                    if let store { _ = try store.appendRemote(operations, now: clock.now) } else { memory.persistRemote(operations) }
+                    try stored?.persistRemote(operations, of: session.replica, now: clock.now)
                 } catch {
                     logger.error(
                         "cannot store operations from peers (peers will repair them)",

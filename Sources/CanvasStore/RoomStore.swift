@@ -8,10 +8,13 @@ public import Foundation
 ///     STORE/rooms/ROOM/snapshot         the net effect of older operations (SnapshotFormat)
 ///     STORE/rooms/ROOM/operations.log   every later novel operation (LogFormat)
 ///
-/// Opening reads the snapshot and replays the log into `document`. Local operations are
-/// durable when `appendLocal` returns (written and fsync'd); remote ones are written in
-/// batches (`RemoteBatchPolicy` bounds what a crash can lose). Only novel operations are
-/// stored, APPENDs with the offset they were placed at, so the log never depends on order.
+/// The store keeps no document of its own: opening hands over the operations it holds (the
+/// snapshot's, then the log's), from which the caller builds its replica, and compaction
+/// writes the caller's replica as the new snapshot. Local operations are durable when
+/// `appendLocal` returns (written and fsync'd); remote ones are written in batches
+/// (`RemoteBatchPolicy` bounds what a crash can lose). The caller stores only novel
+/// operations, APPENDs with the offset they were placed at (`Replica.apply` gives both), so
+/// the log never depends on order.
 ///
 /// A `RoomStore` owns a file descriptor and an advisory lock on the log: one per room and
 /// process, used from one task or actor at a time. Call `close()` to flush waiting remote
@@ -48,9 +51,6 @@ public final class RoomStore {
     public let roomPath: String
     /// This node's stable identity (see `NodeIdentity`).
     public let nodeID: String
-    /// The room as stored: the snapshot, the log, and the remote operations waiting to be
-    /// written.
-    public private(set) var document: Document
     /// What opening found and repaired.
     public let recovery: RecoveryReport
     /// The options the room was opened with.
@@ -78,7 +78,6 @@ public final class RoomStore {
         self.room = room
         self.roomPath = roomPath
         self.nodeID = nodeID
-        self.document = contents.document
         self.recovery = recovery
         self.options = options
         self.logBytes = contents.logBytes
@@ -92,11 +91,15 @@ public final class RoomStore {
 
     // MARK: Opening
 
+    /// A room just opened: its store, and the operations it holds (the snapshot's, then the
+    /// log's), to build the replica from.
+    public typealias Opened = (store: RoomStore, operations: [CanvasCore.Operation])
+
     /// Opens the room `room` of the store in `directory` (creating both if needed, unless
     /// `options` says otherwise), with a node id drawn from the system's generator the
     /// first time. A torn last log record is dropped (and reported in `recovery`); any
     /// other damage is an error naming the file and the byte offset.
-    public static func open(directory: URL, room: String, options: Options = Options()) throws(StoreError) -> RoomStore {
+    public static func open(directory: URL, room: String, options: Options = Options()) throws(StoreError) -> Opened {
         var generator = SystemRandomNumberGenerator()
         return try open(directory: directory, room: room, options: options, using: &generator)
     }
@@ -104,7 +107,7 @@ public final class RoomStore {
     /// Opens a room like `open(directory:room:options:)`, drawing a new node id from `generator`.
     public static func open(
         directory: URL, room: String, options: Options = Options(), using generator: inout some RandomNumberGenerator
-    ) throws(StoreError) -> RoomStore {
+    ) throws(StoreError) -> Opened {
         let storePath = directory.path
         let roomPath = try path(ofRoom: room, in: directory)
         var recovery = RecoveryReport()
@@ -142,25 +145,27 @@ public final class RoomStore {
             current.logBytes = contents.scan.damage.first?.offset ?? contents.logBytes
             recovery.snapshotOperations = contents.snapshotOperations
             recovery.logRecords = contents.scan.records
-            return RoomStore(
+            let store = RoomStore(
                 directory: directory, room: room, roomPath: roomPath, nodeID: nodeID, contents: current, recovery: recovery,
                 options: options, log: log)
+            return (store, contents.operations)
         } catch {
             Foundation.close(log)
             throw error
         }
     }
 
-    /// The room's document as stored, read without locking, repairing or creating anything
-    /// (a torn last record is ignored): for exporting a room that a node may have open.
-    public static func load(directory: URL, room: String) throws(StoreError) -> Document {
+    /// The room's operations as stored (the snapshot's, then the log's), read without
+    /// locking, repairing or creating anything (a torn last record is ignored): for
+    /// exporting a room that a node may have open.
+    public static func load(directory: URL, room: String) throws(StoreError) -> [CanvasCore.Operation] {
         let roomPath = try path(ofRoom: room, in: directory)
         guard FileSystem.exists(roomPath) else { throw missingRoom(room, directory) }
         let contents = try RoomContents.read(roomPath: roomPath)
         if let damage = contents.scan.damage.first, !contents.scan.hasOnlyTornTail {
             throw StoreError(.corruptRecord, path: roomPath + "/" + logFileName, offset: damage.offset, damage.reason + corruptAdvice)
         }
-        return contents.document
+        return contents.operations
     }
 
     /// Every problem of a stored room — an unfinished compaction, a damaged snapshot, a
@@ -216,31 +221,29 @@ public final class RoomStore {
 
     // MARK: Appending
 
-    /// Applies locally authored operations and makes the novel ones durable — written and
-    /// fsync'd together with any waiting remote operations — before returning. Returns the
-    /// effect of each operation, in order. May compact (see `CompactionPolicy`).
-    @discardableResult
-    public func appendLocal(_ operations: some Sequence<CanvasCore.Operation>) throws(StoreError) -> [Effect] {
+    /// Makes locally authored operations durable — written and fsync'd together with any
+    /// waiting remote operations — before returning. Give only novel operations, APPENDs
+    /// with their offsets (`Replica.apply` resolves them). Then compact if
+    /// `needsCompaction` says so.
+    public func appendLocal(_ operations: some Sequence<CanvasCore.Operation>) throws(StoreError) {
         var records = waiting
-        let (effects, _) = apply(operations, recordingInto: &records)
-        guard !records.isEmpty else { return effects }
+        for operation in operations {
+            LogFormat.appendRecord(operation, to: &records)
+        }
+        guard !records.isEmpty else { return }
         try write(records)
-        try compactIfNeeded()
-        return effects
     }
 
-    /// Applies operations received from peers and keeps the novel ones waiting to be
-    /// written; writes the batch when `options.remoteBatch` says it is due at time `now`
-    /// (read from any monotonic clock the caller chooses, the same for every call).
-    @discardableResult
-    public func appendRemote(_ operations: some Sequence<CanvasCore.Operation>, now: Duration) throws(StoreError) -> [Effect] {
-        let (effects, novel) = apply(operations, recordingInto: &waiting)
-        if novel > 0 {
-            waitingCount += novel
+    /// Keeps operations received from peers waiting to be written (novel ones, APPENDs with
+    /// their offsets); writes the batch when `options.remoteBatch` says it is due at time
+    /// `now` (read from any monotonic clock the caller chooses, the same for every call).
+    public func appendRemote(_ operations: some Sequence<CanvasCore.Operation>, now: Duration) throws(StoreError) {
+        for operation in operations {
+            LogFormat.appendRecord(operation, to: &waiting)
+            waitingCount += 1
             waitingSince = waitingSince ?? now
         }
         try flushIfDue(now: now)
-        return effects
     }
 
     /// Writes the waiting remote operations if there are `maxOperations` of them or the
@@ -256,7 +259,6 @@ public final class RoomStore {
     public func flush() throws(StoreError) {
         guard !waiting.isEmpty else { return }
         try write(waiting)
-        try compactIfNeeded()
     }
 
     /// Flushes and closes the log. The store cannot be used afterwards.
@@ -265,24 +267,6 @@ public final class RoomStore {
         try flush()
         Foundation.close(log)
         log = -1
-    }
-
-    private func apply(_ operations: some Sequence<CanvasCore.Operation>, recordingInto records: inout [UInt8]) -> ([Effect], Int) {
-        var effects: [Effect] = []
-        var novel = 0
-        for operation in operations {
-            let effect = document.apply(operation)
-            effects.append(effect)
-            guard effect.isNovel else { continue }
-            novel += 1
-            // The offset the points got makes the record independent of order.
-            if case .append(let id, let points, nil) = operation, let offset = effect.appendOffset {
-                LogFormat.appendRecord(.append(id, points: points, offset: offset), to: &records)
-            } else {
-                LogFormat.appendRecord(operation, to: &records)
-            }
-        }
-        return (effects, novel)
     }
 
     private func write(_ records: [UInt8]) throws(StoreError) {
@@ -301,17 +285,14 @@ public final class RoomStore {
 
     // MARK: Compaction
 
-    /// True when the log has grown past `options.compaction`'s multiple of the snapshot.
+    /// True when the log has grown past `options.compaction`'s multiple of the snapshot:
+    /// time to `compact(to:)`.
     public var needsCompaction: Bool {
         options.compaction.shouldCompact(logBytes: logBytes, snapshotBytes: snapshotBytes)
     }
 
-    private func compactIfNeeded() throws(StoreError) {
-        if needsCompaction { try compact() }
-    }
-
-    /// Folds everything — the log and the waiting remote operations — into a new snapshot
-    /// and empties the log.
+    /// Makes `document` the new snapshot and empties the log. `document` is the caller's
+    /// replica: it holds everything stored, the log and the waiting remote operations.
     ///
     /// Crash safety, step by step: the snapshot is written to `snapshot.tmp` and fsync'd
     /// (a crash here leaves the old snapshot and the whole log; open removes the tmp file);
@@ -320,7 +301,7 @@ public final class RoomStore {
     /// leaves a snapshot that already contains every record of the log: replaying them on
     /// open is harmless, because applying an operation twice is a no-op in the CRDT
     /// (DESIGN.md §3: idempotent, order-free with offsets).
-    public func compact() throws(StoreError) {
+    public func compact(to document: Document) throws(StoreError) {
         try usable()
         let snapshot = SnapshotFormat.encode(document.operations)
         try FileSystem.replaceDurably(snapshotPath, with: snapshot, folder: roomPath)
@@ -336,7 +317,8 @@ public final class RoomStore {
 
 /// A room's files as read from disk.
 struct RoomContents {
-    var document = Document()
+    /// The snapshot's operations, then the log's.
+    var operations: [CanvasCore.Operation] = []
     var snapshotOperations = 0
     var snapshotBytes = 0
     var logBytes = 0
@@ -352,18 +334,13 @@ struct RoomContents {
         let log = try FileSystem.read(roomPath + "/" + RoomStore.logFileName) ?? []
         let snapshotPath = roomPath + "/" + RoomStore.snapshotFileName
         if let bytes = try FileSystem.read(snapshotPath) {
-            let operations = try SnapshotFormat.decode(bytes, path: snapshotPath)
-            for operation in operations {
-                contents.document.apply(operation)
-            }
-            contents.snapshotOperations = operations.count
+            contents.operations = try SnapshotFormat.decode(bytes, path: snapshotPath)
+            contents.snapshotOperations = contents.operations.count
             contents.snapshotBytes = bytes.count
         }
         contents.logBytes = log.count
         contents.scan = LogFormat.scan(log)
-        for operation in contents.scan.operations {
-            contents.document.apply(operation)
-        }
+        contents.operations += contents.scan.operations
         return contents
     }
 }

@@ -78,7 +78,7 @@ struct Demo: ParsableCommand {
                 throw DemoFailure("node \(node.name) did not stop cleanly; its log: \(node.logPath)")
             }
         }
-        let document = try RoomStore.load(directory: work.appendingPathComponent("ada"), room: room)
+        let document = try loadStoredDocument(directory: work.appendingPathComponent("ada"), room: room)
         guard document.digest.rootHex == digest else {
             throw DemoFailure("the stored room differs from what the node reported (\(document.digest.rootHex) ≠ \(digest))")
         }

@@ -29,7 +29,7 @@ struct Export: ParsableCommand {
     var format: Format = .svg
 
     func run() throws {
-        let document = try RoomStore.load(directory: location.directory, room: location.room)
+        let document = try loadStoredDocument(directory: location.directory, room: location.room)
         var bytes: [UInt8] = []
         switch format {
         case .svg:

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CanvasCore
+import CanvasNode
 import CanvasProtocol
 import CanvasSVG
 import CanvasStore
@@ -32,7 +33,7 @@ struct Replay: ParsableCommand {
     @Flag(help: "Print every operation applied, as canonical NDJSON (what a node would send).")
     var ops = false
 
-    @Option(help: "Prefix of the identifiers of strokes that draw actions create.")
+    @Option(help: "The author of draw actions: their strokes are named AUTHOR_1, AUTHOR_2 … (skipping identifiers in use).")
     var author = "local"
 
     @Option(
@@ -56,10 +57,11 @@ struct Replay: ParsableCommand {
     }
 
     func run() throws {
-        let roomStore = try store.map { try RoomStore.open(directory: URL(fileURLWithPath: $0), room: room ?? "") }
+        let opened = try store.map { try RoomStore.open(directory: URL(fileURLWithPath: $0), room: room ?? "") }
+        let roomStore = opened?.store
         // Replaying into a stored room continues its document: new strokes get identifiers
         // it does not use yet, and erase actions see what it holds.
-        var replayer = Replayer(author: author, document: roomStore?.document ?? Document())
+        var replayer = Replayer(replica: Replica(author: author, restoring: opened?.operations ?? []))
         if let recovery = roomStore?.recovery, !recovery.isClean {
             FileHandle.standardError.write(Data("canvas: recovered: \(recovery)\n".utf8))
         }
@@ -75,11 +77,12 @@ struct Replay: ParsableCommand {
             }
             replayer.replay(data, source: name) { message in
                 FileHandle.standardError.write(Data((message + "\n").utf8))
-            } emit: { operation in
+            } emit: { operation, isNovel, document in
                 if let roomStore {
-                    stored.append(operation)
+                    // Only what changed the room is stored; a duplicate is durable already.
+                    if isNovel { stored.append(operation) }
                     if durableProgress || compactEvery != nil {
-                        appendProgressively(&stored, to: roomStore, durable: &durable)
+                        appendProgressively(&stored, to: roomStore, document: document, durable: &durable)
                     }
                 }
                 if ops {
@@ -90,10 +93,10 @@ struct Replay: ParsableCommand {
             }
         }
         if let roomStore {
-            try roomStore.appendLocal(stored)
+            try StoredReplica(store: roomStore).persistLocal(stored, of: replayer.replica)
             try roomStore.close()
         }
-        let document = roomStore?.document ?? replayer.document
+        let document = replayer.document
         if let svgPath {
             do {
                 try Data(SVGExporter.export(document)).write(to: URL(fileURLWithPath: svgPath))
@@ -108,27 +111,30 @@ struct Replay: ParsableCommand {
             print(document.digest.rootHex)
         }
         if !state && !digest && !ops {
-            print(roomStore.map { storedRoomSummary($0.document, room: $0.room) + ", invalid lines \(replayer.invalidLines)" } ?? replayer.summary)
+            print(roomStore.map { storedRoomSummary(document, room: $0.room) + ", invalid lines \(replayer.invalidLines)" } ?? replayer.summary)
         }
         if replayer.invalidLines > 0 {
             throw ExitCode(1)
         }
     }
 
-    /// For the crash test: one durable append per operation, reported on standard output
+    /// For the crash test: one durable append per operation (`durable` counts the
+    /// operations read, duplicates included), reported on standard output
     /// with an unbuffered write, and a compaction every `compactEvery` operations.
-    private func appendProgressively(_ stored: inout [CanvasCore.Operation], to roomStore: RoomStore, durable: inout Int) {
+    private func appendProgressively(
+        _ stored: inout [CanvasCore.Operation], to roomStore: RoomStore, document: Document, durable: inout Int
+    ) {
         do {
             try roomStore.appendLocal(stored)
         } catch {
             FileHandle.standardError.write(Data("canvas: \(error)\n".utf8))
             Foundation.exit(1)
         }
-        durable += stored.count
+        durable += 1
         stored.removeAll()
         if let compactEvery, compactEvery > 0, durable % compactEvery == 0 {
             do {
-                try roomStore.compact()
+                try roomStore.compact(to: document)
             } catch {
                 FileHandle.standardError.write(Data("canvas: \(error)\n".utf8))
                 Foundation.exit(1)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CanvasCore
+import CanvasNode
 import CanvasStore
 import Foundation
 
@@ -25,6 +26,11 @@ struct StoreLocation: ParsableArguments {
         }
         return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share/canvas")
     }
+}
+
+/// A stored room's document, read without locking (a node may have the room open).
+func loadStoredDocument(directory: URL, room: String) throws -> Document {
+    Replica(author: "", restoring: try RoomStore.load(directory: directory, room: room)).document
 }
 
 /// One line describing a stored room.
@@ -54,13 +60,14 @@ struct StoreCommand: ParsableCommand {
         @OptionGroup var location: StoreLocation
 
         func run() throws {
-            let store = try RoomStore.open(
+            let (store, operations) = try RoomStore.open(
                 directory: location.directory, room: location.room, options: RoomStore.Options(createIfMissing: false))
             if !store.recovery.isClean {
                 FileHandle.standardError.write(Data("canvas: recovered: \(store.recovery)\n".utf8))
             }
-            try store.compact()
-            let points = store.document.statistics.points + store.document.statistics.pendingPoints
+            let document = Replica(author: store.nodeID, restoring: operations).document
+            try store.compact(to: document)
+            let points = document.statistics.points + document.statistics.pendingPoints
             let perPoint = points == 0 ? "" : String(format: " (%.2f bytes per point)", Double(store.snapshotBytes) / Double(points))
             print("compacted \(store.room): snapshot \(store.snapshotBytes) bytes\(perPoint), log 0 bytes")
             try store.close()
@@ -88,7 +95,7 @@ struct StoreCommand: ParsableCommand {
                 print("\(location.room): \(problems.count) problem\(problems.count == 1 ? "" : "s")")
                 throw ExitCode(1)
             }
-            let document = try RoomStore.load(directory: location.directory, room: location.room)
+            let document = try loadStoredDocument(directory: location.directory, room: location.room)
             print("ok: " + storedRoomSummary(document, room: location.room))
         }
     }

@@ -7,7 +7,7 @@ struct ActionCommandTests {
         {"action":"draw","points":[[10,10],[60,12],[120,11],[180,10]],"weight":3,"colour":[20,40,220],"recognize":true}
         {"action":"draw","points":[[0,100],[30,130],[60,100],[90,130],[120,100]],"weight":2,"colour":[200,0,0]}
         {"action":"erase","points":[[60,90],[60,140]],"radius":8}
-        {"type":"APPEND","identifier":"local-2","points":[[150,130]]}
+        {"type":"APPEND","identifier":"local_3","points":[[150,130]]}
         {"action":"erase","points":[[60,90],[60,140]],"radius":8}
 
         """
@@ -17,18 +17,19 @@ struct ActionCommandTests {
         let outcome = try CanvasCommand.run(["replay", "--ops", file])
         #expect(outcome.status == 0)
         let lines = outcome.standardOutput.split(separator: "\n").map(String.init)
-        // The recognised line: the hand-drawn stroke, its erasure, the perfect shape.
-        #expect(lines[0] == #"{"type":"ADD","identifier":"local-1","weight":3,"colour":[20,40,220],"start":[10,10]}"#)
-        #expect(lines[1] == #"{"type":"APPEND","identifier":"local-1","points":[[60,12],[120,11],[180,10]],"offset":1}"#)
-        #expect(lines[2] == #"{"type":"DELETE","identifier":"local-1","start_offset":0,"end_offset":3}"#)
-        #expect(lines[3].hasPrefix(#"{"type":"ADD","identifier":"local-1/shape","weight":3,"colour":[20,40,220],"start":["#))
+        // The recognised line: the hand-drawn stroke, its erasure, the perfect shape, which
+        // takes the next number (docs/actions.md).
+        #expect(lines[0] == #"{"type":"ADD","identifier":"local_1","weight":3,"colour":[20,40,220],"start":[10,10]}"#)
+        #expect(lines[1] == #"{"type":"APPEND","identifier":"local_1","points":[[60,12],[120,11],[180,10]],"offset":1}"#)
+        #expect(lines[2] == #"{"type":"DELETE","identifier":"local_1","start_offset":0,"end_offset":3}"#)
+        #expect(lines[3].hasPrefix(#"{"type":"ADD","identifier":"local_2","weight":3,"colour":[20,40,220],"start":["#))
         #expect(lines[3].hasSuffix(#""is_shape":true}"#))
-        #expect(lines[4].hasPrefix(#"{"type":"APPEND","identifier":"local-1/shape","points":[["#))
+        #expect(lines[4].hasPrefix(#"{"type":"APPEND","identifier":"local_2","points":[["#))
         // The zigzag is left alone (no recognition asked), then erased around x = 60.
-        #expect(lines[5] == #"{"type":"ADD","identifier":"local-2","weight":2,"colour":[200,0,0],"start":[0,100]}"#)
-        #expect(lines[7].hasPrefix(#"{"type":"DELETE","identifier":"local-2","start_offset":1."#))
+        #expect(lines[5] == #"{"type":"ADD","identifier":"local_3","weight":2,"colour":[200,0,0],"start":[0,100]}"#)
+        #expect(lines[7].hasPrefix(#"{"type":"DELETE","identifier":"local_3","start_offset":1."#))
         // A legacy APPEND without offset is reported with the offset it was placed at.
-        #expect(lines[8] == #"{"type":"APPEND","identifier":"local-2","points":[[150,130]],"offset":5}"#)
+        #expect(lines[8] == #"{"type":"APPEND","identifier":"local_3","points":[[150,130]],"offset":5}"#)
         // Erasing the same place again finds nothing left to erase.
         #expect(lines.count == 9)
     }

@@ -112,16 +112,16 @@ func largeDocumentsSyncUnderASmallMessageLimit(seed: UInt64) {
     for k in 0..<2000 {
         let id = StrokeID("shared_\(k)")
         let operations: [Operation] = [.add(id, header), .append(id, points: [Point(x: Double(k), y: 1)], offset: 1)]
-        net.nodes[0].persistence.persistRemote(operations)
-        net.nodes[1].persistence.persistRemote(operations)
+        net.nodes[0].persisted += operations
+        net.nodes[1].persisted += operations
     }
     for node in 0..<2 {
         for k in 0..<20 {
             let id = StrokeID("only\(node)_\(k)")
             let points = (0..<Int.random(in: 1...200, using: &rng)).map { Point(x: Double($0), y: Double(k)) }
-            net.nodes[node].persistence.persistRemote([.add(id, header), .append(id, points: points, offset: 1)])
+            net.nodes[node].persisted += [.add(id, header), .append(id, points: points, offset: 1)]
         }
-        net.nodes[node].persistence.persistRemote([.delete(StrokeID("shared_\(node)"), start: 0, end: 0.5)])
+        net.nodes[node].persisted += [.delete(StrokeID("shared_\(node)"), start: 0, end: 0.5)]
     }
     for index in 0..<3 { net.start(index) }
     net.run(until: .seconds(40))

@@ -32,7 +32,8 @@ struct SimulatedNetwork {
         var kind: Kind
         var session: RoomSession?
         var legacyDocument = Document()
-        var persistence = InMemoryPersistence()
+        /// What the node made durable: its store, which survives a crash.
+        var persisted: [Operation] = []
         /// Connected to the room (a crashed node is not).
         var isUp = false
         var timerAt: Duration?
@@ -106,7 +107,7 @@ struct SimulatedNetwork {
         if nodes[index].kind == .session {
             if nodes[index].session == nil {
                 nodes[index].session = RoomSession(
-                    configuration: configuration(of: index), restoring: nodes[index].persistence.persistedOperations())
+                    configuration: configuration(of: index), restoring: nodes[index].persisted)
             }
             input(
                 .transportUp(
@@ -155,9 +156,9 @@ struct SimulatedNetwork {
                     queue.push(at: now, .accepted(id, node: index, epoch: nodes[index].epoch))
                 }
             case .persistLocal(let operations):
-                nodes[index].persistence.persistLocal(operations)
+                nodes[index].persisted += operations
             case .persistRemote(let operations):
-                nodes[index].persistence.persistRemote(operations)
+                nodes[index].persisted += operations
             case .event(let event):
                 if case .rejected = event { nodes[index].rejected += 1 }
             case .scheduleTimer(let at):

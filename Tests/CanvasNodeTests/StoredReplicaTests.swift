@@ -12,15 +12,15 @@ struct StoredReplicaTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         var clock = Duration.zero
         var session = RoomSession(configuration: SessionConfiguration(nodeID: "node-a", seed: 7))
-        let store = try RoomStore.open(directory: directory, room: "team@rooms.example")
-        var replica = StoredReplica(store: store) { clock }
+        let store = try RoomStore.open(directory: directory, room: "team@rooms.example").store
+        let stored = StoredReplica(store: store)
 
         // Drive the session as a node would: carry out its persistence actions in order.
         func run(_ input: SessionInput) throws {
             for action in session.handle(input, at: clock) {
                 switch action {
-                case .persistLocal(let operations): try replica.persistLocal(operations)
-                case .persistRemote(let operations): try replica.persistRemote(operations)
+                case .persistLocal(let operations): try stored.persistLocal(operations, of: session.replica)
+                case .persistRemote(let operations): try stored.persistRemote(operations, of: session.replica, now: clock)
                 default: break
                 }
             }
@@ -37,18 +37,20 @@ struct StoredReplicaTests {
             try run(.received(MessageEncoder.encode(operation), from: PeerID("node-b"), via: TransportID("lan")))
         }
         clock += .seconds(1)
-        try replica.flushIfDue()
+        try stored.flushIfDue(now: clock, of: session.replica)
         let expected = session.document.digest
         #expect(session.document.strokeCount == 2)
         try store.close()
 
         // A new process: the store restores the same document into a new session.
-        let reopened = try RoomStore.open(directory: directory, room: "team@rooms.example")
+        let (reopened, operations) = try RoomStore.open(directory: directory, room: "team@rooms.example")
         defer { try? reopened.close() }
-        let restored = RoomSession(
-            configuration: SessionConfiguration(nodeID: "node-a", seed: 8),
-            restoring: StoredReplica(store: reopened) { clock }.persistedOperations())
-        #expect(reopened.document.digest == expected)
+        var restored = RoomSession(configuration: SessionConfiguration(nodeID: "node-a", seed: 8), restoring: operations)
         #expect(restored.document.digest == expected)
+        // The counter of strokes drawn here continues after the restored ones.
+        let drawn = restored.handle(
+            .action(.draw(points: [Point(x: 1, y: 1), Point(x: 2, y: 2)], weight: 1, colour: .black, recognize: false)), at: clock)
+        let ids = drawn.compactMap { if case .persistLocal(let operations) = $0 { operations.first?.strokeID } else { nil } }
+        #expect(ids == [StrokeID("node-a_2")])
     }
 }

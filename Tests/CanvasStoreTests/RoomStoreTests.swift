@@ -15,26 +15,29 @@ struct RoomStoreTests {
         let operations = Histories.random(strokes: 25, pointsPerStroke: 1...50, using: &generator)
         let directory = temporaryStore()
         do {
-            let store = try RoomStore.open(directory: directory, room: "lobby")
-            #expect(store.recovery.created)
+            let (store, stored) = try RoomStore.open(directory: directory, room: "lobby")
+            #expect(store.recovery.created && stored.isEmpty)
             try store.appendLocal(operations.prefix(40))
             try store.appendRemote(operations.dropFirst(40), now: .zero)
             try store.close()
         }
-        let reopened = try RoomStore.open(directory: directory, room: "lobby")
-        #expect(reopened.document == Histories.document(operations))
+        let (reopened, stored) = try RoomStore.open(directory: directory, room: "lobby")
+        #expect(stored == operations)
+        #expect(Histories.document(stored) == Histories.document(operations))
         #expect(reopened.recovery.isClean && !reopened.recovery.created)
     }
 
-    @Test func onlyNovelOperationsAreLoggedAndAppendsGetTheirOffsets() throws {
+    @Test func theLogHoldsWhatWasAppendedInOrder() throws {
         let directory = temporaryStore()
-        let store = try RoomStore.open(directory: directory, room: "r")
+        let store = try RoomStore.open(directory: directory, room: "r").store
         let id = StrokeID("s")
         let add = Operation.add(id, StrokeHeader(weight: 1, colour: .black, start: Point(x: 0, y: 0)))
-        let effects = try store.appendLocal([add, add, .append(id, points: [Point(x: 1, y: 1)], offset: nil)])
-        #expect(effects.map(\.isNovel) == [true, false, true])
+        let append = Operation.append(id, points: [Point(x: 1, y: 1)], offset: 1)
+        try store.appendRemote([append], now: .zero)
+        try store.appendLocal([add])
         let scan = LogFormat.scan(try #require(try FileSystem.read(try logPath(directory, "r"))))
-        #expect(scan.operations == [add, .append(id, points: [Point(x: 1, y: 1)], offset: 1)])
+        // A local append writes the waiting remote batch first.
+        #expect(scan.operations == [append, add])
     }
 
     @Test func aTornLastRecordIsDroppedAtEveryCut() throws {
@@ -42,7 +45,7 @@ struct RoomStoreTests {
         let first = Operation.add(StrokeID("a"), StrokeHeader(weight: 2, colour: .black, start: Point(x: 1, y: 2)))
         let second = Operation.append(StrokeID("a"), points: [Point(x: 3.25, y: 4)], offset: 1)
         do {
-            let store = try RoomStore.open(directory: directory, room: "torn")
+            let store = try RoomStore.open(directory: directory, room: "torn").store
             try store.appendLocal([first])
             try store.appendLocal([second])
             try store.close()
@@ -53,14 +56,14 @@ struct RoomStoreTests {
         LogFormat.appendRecord(first, to: &firstRecord)
         for cut in firstRecord.count..<full.count {
             try Data(full[..<cut]).write(to: URL(fileURLWithPath: path))
-            let store = try RoomStore.open(directory: directory, room: "torn")
-            #expect(store.document == Histories.document([first]), "cut at \(cut)")
+            let (store, stored) = try RoomStore.open(directory: directory, room: "torn")
+            #expect(stored == [first], "cut at \(cut)")
             #expect(store.recovery.droppedTail?.offset == (cut == firstRecord.count ? nil : firstRecord.count), "cut at \(cut)")
             // The log was cut back to whole records: appending again gives a clean log.
             try store.appendLocal([second])
             try store.close()
             #expect(try RoomStore.verify(directory: directory, room: "torn").isEmpty, "cut at \(cut)")
-            #expect(try RoomStore.open(directory: directory, room: "torn").document == Histories.document([first, second]))
+            #expect(try RoomStore.open(directory: directory, room: "torn").operations == [first, second])
         }
     }
 
@@ -68,7 +71,7 @@ struct RoomStoreTests {
         let directory = temporaryStore()
         var offsets: [Int] = []
         do {
-            let store = try RoomStore.open(directory: directory, room: "bad")
+            let store = try RoomStore.open(directory: directory, room: "bad").store
             for index in 0..<3 {
                 offsets.append(store.logBytes)
                 try store.appendLocal([.removeStroke(StrokeID("s\(index)"))])
@@ -98,45 +101,49 @@ struct RoomStoreTests {
         let directory = temporaryStore()
         let expected = Histories.document(operations)
         do {
-            let store = try RoomStore.open(directory: directory, room: "c")
+            let store = try RoomStore.open(directory: directory, room: "c").store
             try store.appendLocal(operations.prefix(100))
-            try store.compact()
+            try store.compact(to: Histories.document(operations.prefix(100)))
             #expect(store.logBytes == 0)
             try store.appendLocal(operations.dropFirst(100))
             try store.appendRemote(operations.shuffled(using: &generator), now: .zero)
-            try store.compact()
-            #expect(store.document == expected)
+            try store.compact(to: expected)
+            #expect(store.waitingOperations == 0, "the snapshot holds the waiting batch")
             try store.close()
         }
-        let reopened = try RoomStore.open(directory: directory, room: "c")
-        #expect(reopened.document == expected)
+        let (reopened, stored) = try RoomStore.open(directory: directory, room: "c")
+        #expect(Histories.document(stored) == expected)
         #expect(reopened.recovery.logRecords == 0)
         #expect(try RoomStore.verify(directory: directory, room: "c").isEmpty)
     }
 
-    @Test func theLogCompactsItselfPastAMultipleOfTheSnapshot() throws {
+    @Test func theLogAsksForCompactionPastAMultipleOfTheSnapshot() throws {
         var generator = SplitMix64(seed: announcedSeed())
         let operations = Histories.random(strokes: 200, pointsPerStroke: 10...40, using: &generator)
         let directory = temporaryStore()
         let policy = CompactionPolicy(logToSnapshotRatio: 2, minimumLogBytes: 4096)
-        let store = try RoomStore.open(directory: directory, room: "auto", options: .init(compaction: policy))
+        let store = try RoomStore.open(directory: directory, room: "auto", options: .init(compaction: policy)).store
+        var document = Document()
         var compactions = 0
         for operation in operations {
-            let before = store.logBytes
+            document.apply(operation)
             try store.appendLocal([operation])
-            if store.logBytes < before { compactions += 1 }
-            #expect(!store.needsCompaction)
+            if store.needsCompaction {
+                #expect(store.logBytes >= max(policy.minimumLogBytes, 2 * store.snapshotBytes))
+                try store.compact(to: document)
+                compactions += 1
+            }
         }
         #expect(compactions > 1)
         try store.close()
-        #expect(try RoomStore.open(directory: directory, room: "auto").document == Histories.document(operations))
+        #expect(Histories.document(try RoomStore.open(directory: directory, room: "auto").operations) == document)
     }
 
     @Test func aCrashBetweenRenameAndTruncationReplaysTheLogHarmlessly() throws {
         var generator = SplitMix64(seed: announcedSeed())
         let operations = Histories.random(strokes: 20, pointsPerStroke: 1...30, using: &generator)
         let directory = temporaryStore()
-        let store = try RoomStore.open(directory: directory, room: "window")
+        let store = try RoomStore.open(directory: directory, room: "window").store
         try store.appendLocal(operations)
         try store.close()
         // The state right after the rename: a full snapshot next to the full log, and a
@@ -146,15 +153,15 @@ struct RoomStoreTests {
         try Data(snapshot).write(to: URL(fileURLWithPath: roomPath + "/snapshot"))
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: roomPath + "/snapshot.tmp"))
         #expect(try RoomStore.verify(directory: directory, room: "window").count == 1)
-        let reopened = try RoomStore.open(directory: directory, room: "window")
-        #expect(reopened.document == Histories.document(operations))
+        let (reopened, stored) = try RoomStore.open(directory: directory, room: "window")
+        #expect(Histories.document(stored) == Histories.document(operations))
         #expect(reopened.recovery.removedTemporarySnapshot)
     }
 
     @Test func remoteOperationsAreWrittenInBatches() throws {
         let directory = temporaryStore()
         let policy = RemoteBatchPolicy(maxOperations: 3, maxDelay: .milliseconds(100))
-        let store = try RoomStore.open(directory: directory, room: "remote", options: .init(remoteBatch: policy))
+        let store = try RoomStore.open(directory: directory, room: "remote", options: .init(remoteBatch: policy)).store
         let ops = (0..<10).map { Operation.removeStroke(StrokeID("s\($0)")) }
         try store.appendRemote(ops[0..<2], now: .milliseconds(0))
         #expect(store.waitingOperations == 2 && store.logBytes == 0)
@@ -178,28 +185,27 @@ struct RoomStoreTests {
         let directory = temporaryStore()
         let ops = (0..<5).map { Operation.removeStroke(StrokeID("s\($0)")) }
         do {
-            let store = try RoomStore.open(directory: directory, room: "crash")
+            let store = try RoomStore.open(directory: directory, room: "crash").store
             try store.appendLocal(ops[0..<2])
             try store.appendRemote(ops[2..<4], now: .zero)
             // No close: like a crash, the waiting batch is never written.
         }
-        let reopened = try RoomStore.open(directory: directory, room: "crash")
-        #expect(reopened.document == Histories.document(ops[0..<2]))
+        #expect(try RoomStore.open(directory: directory, room: "crash").operations == Array(ops[0..<2]))
     }
 
     @Test func theNodeIDIsCreatedOnceAndSharedByRooms() throws {
         let directory = temporaryStore()
         var generator = SplitMix64(seed: 7)
-        let first = try RoomStore.open(directory: directory, room: "one", using: &generator)
+        let first = try RoomStore.open(directory: directory, room: "one", using: &generator).store
         #expect(first.nodeID.count == 32 && first.nodeID.allSatisfy(\.isHexDigit))
         var other = SplitMix64(seed: 8)
-        let second = try RoomStore.open(directory: directory, room: "two", using: &other)
+        let second = try RoomStore.open(directory: directory, room: "two", using: &other).store
         #expect(second.nodeID == first.nodeID)
         try first.close()
-        let again = try RoomStore.open(directory: directory, room: "one")
+        let again = try RoomStore.open(directory: directory, room: "one").store
         #expect(again.nodeID == first.nodeID)
         var same = SplitMix64(seed: 7)
-        let elsewhere = try RoomStore.open(directory: temporaryStore(), room: "one", using: &same)
+        let elsewhere = try RoomStore.open(directory: temporaryStore(), room: "one", using: &same).store
         #expect(elsewhere.nodeID == first.nodeID)  // deterministic from the injected generator
     }
 
@@ -231,7 +237,7 @@ struct RoomStoreTests {
 
     @Test func aRoomIsOpenInOneProcessAtATime() throws {
         let directory = temporaryStore()
-        let store = try RoomStore.open(directory: directory, room: "busy")
+        let store = try RoomStore.open(directory: directory, room: "busy").store
         #expect(throws: StoreError.self) { try RoomStore.open(directory: directory, room: "busy") }
         try store.close()
         _ = try RoomStore.open(directory: directory, room: "busy")
@@ -239,9 +245,9 @@ struct RoomStoreTests {
 
     @Test func aDamagedSnapshotIsAnErrorAndLoadChangesNothing() throws {
         let directory = temporaryStore()
-        let store = try RoomStore.open(directory: directory, room: "snap")
+        let store = try RoomStore.open(directory: directory, room: "snap").store
         try store.appendLocal([.removeStroke(StrokeID("a")), .removeStroke(StrokeID("b"))])
-        try store.compact()
+        try store.compact(to: Histories.document([.removeStroke(StrokeID("a")), .removeStroke(StrokeID("b"))]))
         try store.appendLocal([.removeStroke(StrokeID("c"))])
         try store.close()
         let roomPath = try RoomStore.path(ofRoom: "snap", in: directory)
@@ -249,7 +255,7 @@ struct RoomStoreTests {
         let log = URL(fileURLWithPath: roomPath + "/" + RoomStore.logFileName)
         let torn = try Data(contentsOf: log) + Data(#"{"type":"#.utf8)
         try torn.write(to: log)
-        #expect(try RoomStore.load(directory: directory, room: "snap").strokeCount == 3)
+        #expect(Histories.document(try RoomStore.load(directory: directory, room: "snap")).strokeCount == 3)
         #expect(try Data(contentsOf: log) == torn)
         // A damaged snapshot: an error naming the file and the offset, from open and verify.
         let snapshotPath = roomPath + "/" + RoomStore.snapshotFileName

@@ -62,10 +62,3 @@ enum Histories {
         return document
     }
 }
-
-/// A seed printed so that a failing run can be replayed.
-func announcedSeed(_ test: String = #function) -> UInt64 {
-    let seed = UInt64(ProcessInfo.processInfo.environment["CANVAS_SEED"] ?? "") ?? UInt64.random(in: 0..<1_000_000)
-    print("\(test): seed \(seed) (set CANVAS_SEED to replay)")
-    return seed
-}

@@ -1,0 +1,141 @@
+import CanvasCore
+import CanvasGeometry
+import CanvasNode
+import CanvasProtocol
+import CanvasStore
+import CanvasTestSupport
+import Foundation
+import Testing
+
+/// The one replica type: applying with offset resolution, the identifiers of strokes drawn
+/// here, the digest buckets' stroke lists, the eraser's index, and storing through it.
+@Suite struct ReplicaTests {
+    static let header = StrokeHeader(weight: 2, colour: .black, start: Point(x: 0, y: 0))
+    static let line = [Point(x: 0, y: 0), Point(x: 50, y: 0), Point(x: 100, y: 0)]
+
+    static func draw(_ points: [Point] = line, recognize: Bool = false) -> LocalAction {
+        .draw(points: points, weight: 2, colour: .black, recognize: recognize)
+    }
+
+    @Test func anAppendWithoutOffsetIsResolvedToWhereItsPointsWent() {
+        var replica = Replica(author: "me")
+        let id = StrokeID("s")
+        _ = replica.apply(.add(id, Self.header))
+        let (effect, resolved) = replica.apply(.append(id, points: [Point(x: 1, y: 1), Point(x: 2, y: 2)], offset: nil))
+        #expect(effect.isNovel)
+        #expect(resolved == .append(id, points: [Point(x: 1, y: 1), Point(x: 2, y: 2)], offset: 1))
+        let (again, _) = replica.apply(.append(id, points: [Point(x: 1, y: 1)], offset: 1))
+        #expect(!again.isNovel)
+    }
+
+    @Test func strokesDrawnHereAreNamedAuthorAndCounter() {
+        var replica = Replica(author: "node-a")
+        var names: [StrokeID] = []
+        for _ in 0..<3 {
+            let edit = replica.edit(for: Self.draw())
+            for operation in edit.operations { _ = replica.apply(operation) }
+            names.append(edit.operations[0].strokeID)
+        }
+        #expect(names == ["node-a_1", "node-a_2", "node-a_3"].map(StrokeID.init))
+    }
+
+    /// A recognised shape takes the number after its hand-drawn stroke, which it erases.
+    @Test func aRecognisedShapeTakesTheNextNumber() {
+        var replica = Replica(author: "me")
+        let square = [(0.0, 0.0), (100, 0), (100, 100), (0, 100), (0, 0)].flatMap { corner in
+            (0..<10).map { step in Point(x: corner.0 + Double(step) * 0.01, y: corner.1) }
+        }
+        let edit = replica.edit(for: Self.draw(square, recognize: true))
+        let ids = Set(edit.operations.map(\.strokeID))
+        if edit.shape == .none {
+            #expect(ids == [StrokeID("me_1")])
+        } else {
+            #expect(ids == [StrokeID("me_1"), StrokeID("me_2")])
+        }
+        for operation in edit.operations { _ = replica.apply(operation) }
+        #expect(replica.edit(for: Self.draw()).operations[0].strokeID == StrokeID(edit.shape == .none ? "me_2" : "me_3"))
+    }
+
+    /// A replica restored from its store, or one that hears its own old strokes from its
+    /// peers, never names a new stroke like an existing one.
+    @Test func theCounterSkipsIdentifiersTheRoomAlreadyHolds() {
+        let restored = Replica(author: "me", restoring: [.add(StrokeID("me_7"), Self.header)])
+        var copy = restored
+        #expect(copy.edit(for: Self.draw()).operations[0].strokeID == StrokeID("me_8"))
+        var heard = Replica(author: "me")
+        _ = heard.apply(.add(StrokeID("me_3"), Self.header))
+        _ = heard.apply(.removeStroke(StrokeID("me_4")))  // a placeholder holds the name too
+        _ = heard.apply(.add(StrokeID("me_x"), Self.header))
+        _ = heard.apply(.add(StrokeID("other_9"), Self.header))
+        #expect(heard.edit(for: Self.draw()).operations[0].strokeID == StrokeID("me_5"))
+    }
+
+    @Test func theBucketListsHoldEveryStrokeOnce() {
+        var generator = SplitMix64(seed: announcedSeed())
+        var replica = Replica(author: "me")
+        var operations: [CanvasCore.Operation] = []
+        for index in 0..<300 {
+            let id = StrokeID("s\(Int.random(in: 0..<200, using: &generator))-\(index % 7)")
+            operations.append(generator.chance(0.3) ? .removeStroke(id) : .add(id, Self.header))
+        }
+        for operation in operations + operations.shuffled(using: &generator) { _ = replica.apply(operation) }
+        let listed = replica.bucketStrokes.enumerated().flatMap { bucket, ids in ids.map { (bucket, $0) } }
+        #expect(listed.count == replica.document.strokeCount)
+        #expect(Set(listed.map(\.1)) == Set(replica.document.strokes.map(\.id)))
+        #expect(listed.allSatisfy { Digest.bucket(of: $0.1) == $0.0 })
+    }
+
+    /// The eraser's index is built at the first erase and kept current afterwards: points
+    /// appended later are erased by a later pass.
+    @Test func theEraserSeesPointsAppendedAfterItsFirstPass() {
+        var replica = Replica(author: "me")
+        let drawn = replica.edit(for: Self.draw())
+        for operation in drawn.operations { _ = replica.apply(operation) }
+        let id = drawn.operations[0].strokeID
+        let first = replica.edit(for: .erase(points: [Point(x: 0, y: 0)], radius: 5))
+        #expect(first.operations.allSatisfy { $0.strokeID == id } && !first.operations.isEmpty)
+        for operation in first.operations { _ = replica.apply(operation) }
+        _ = replica.apply(.append(id, points: [Point(x: 100, y: 300)], offset: 3))
+        let second = replica.edit(for: .erase(points: [Point(x: 100, y: 300)], radius: 5))
+        #expect(!second.operations.isEmpty, "the eraser did not see the appended point")
+        let before = replica.document[id]!.visible
+        for operation in second.operations { #expect(replica.apply(operation).effect.isNovel) }
+        #expect(replica.document[id]!.visible != before)
+    }
+
+    /// What a session persists goes to the store as novel operations with their offsets,
+    /// and the store compacts from the replica (it keeps no document of its own).
+    @Test func aStoredReplicaLogsNovelResolvedOperationsAndCompactsFromTheReplica() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("canvas-replica-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let policy = CompactionPolicy(logToSnapshotRatio: 2, minimumLogBytes: 2048)
+        let options = RoomStore.Options(remoteBatch: RemoteBatchPolicy(maxOperations: 16, maxDelay: .seconds(1)), compaction: policy)
+        let store = try RoomStore.open(directory: directory, room: "r", options: options).store
+        let stored = StoredReplica(store: store)
+        var session = RoomSession(configuration: SessionConfiguration(nodeID: "me", seed: 1))
+        let id = StrokeID("peer_1")
+        var remote: [CanvasCore.Operation] = [.add(id, Self.header), .add(id, Self.header)]
+        for index in 0..<200 {
+            remote.append(.append(id, points: [Point(x: Double(index), y: 1)], offset: nil))
+        }
+        var logged: [CanvasCore.Operation] = []
+        var compactions = 0
+        _ = session.handle(.transportUp(TransportID("lan"), maxMessageBytes: 1200, members: [PeerID("peer")]), at: .zero)
+        for operation in remote {
+            let input = SessionInput.received(MessageEncoder.encode(operation), from: PeerID("peer"), via: TransportID("lan"))
+            for case .persistRemote(let operations) in session.handle(input, at: .zero) {
+                logged += operations
+                let before = store.snapshotBytes
+                try stored.persistRemote(operations, of: session.replica, now: .seconds(1))
+                if store.snapshotBytes != before { compactions += 1 }
+            }
+        }
+        #expect(logged.count == 201, "the duplicate ADD is not novel")
+        #expect(logged.allSatisfy { if case .append(_, _, nil) = $0 { false } else { true } })
+        #expect(compactions >= 1)
+        try store.close()
+        let reopened = try RoomStore.open(directory: directory, room: "r")
+        #expect(Replica(author: "me", restoring: reopened.operations).document == session.document)
+        try reopened.store.close()
+    }
+}
