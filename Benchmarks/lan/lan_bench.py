@@ -40,7 +40,7 @@ class BenchNode(Node):
         self.port, self.group = port, group
 
     def command(self):
-        store = ["--store", self.store] if DURABLE else []
+        store = ["--store", self.store] if DURABLE else ["--memory"]
         return [self.canvas, "join", "--room", "bench", "--events", "--log-level", "warning",
                 "--lan-port", str(self.port), "--lan-group", self.group] + store
 

@@ -36,7 +36,7 @@ final class LANRoomLink: RoomTransport {
 
     /// The driver is running: the cluster is the room's transport from now on.
     func started() {
-        emit(NodeEvent("lan_started").with("room", replica.name).with("transport", driver.transportDescription))
+        emit(.lanStarted(room: replica.name, transport: driver.transportDescription))
         // Only nodes like this one speak the cluster's datagrams: no legacy peers here.
         replica.handle(
             .transportUp(
@@ -56,21 +56,13 @@ final class LANRoomLink: RoomTransport {
         case .gatewayChanged(let node):
             gateway = node
             logger.info("LAN gateway", metadata: ["room": "\(replica.name)", "gateway": "\(node ?? "none")"])
-            emit(NodeEvent("gateway").with("room", replica.name).with("node", node))
+            emit(.gateway(room: replica.name, node: node))
         }
     }
 
     /// The cluster's counters as an event (at shutdown, for operators and benchmarks).
     func reportCounters() {
-        let counters = driver.counters
-        emit(
-            NodeEvent("lan_stats").with("room", replica.name).with("datagrams_sent", counters.datagramsSent)
-                .with("bytes_sent", counters.bytesSent).with("datagrams_accepted", counters.datagramsAccepted)
-                .with("datagrams_dropped", counters.datagramsDropped)
-                .with("dropped_unauthenticated", counters.droppedUnauthenticated)
-                .with("dropped_replayed", counters.droppedReplayed).with("dropped_malformed", counters.droppedMalformed)
-                .with("payloads_delivered", counters.payloadsDelivered).with("nacks_sent", counters.nacksSent)
-                .with("repairs_sent", counters.repairsSent).with("losses_given_up", counters.lossesGivenUp))
+        emit(.lanStats(room: replica.name, counters: driver.counters))
     }
 
     /// Whether this node is the cluster's gateway to the XMPP room.
@@ -95,10 +87,9 @@ final class LANRoomLink: RoomTransport {
         driver.setCapabilities(hasXMPPSession: hasXMPPSession, summary: Array(root.utf8))
     }
 
-    func send(_ bytes: [UInt8], kind: MessageKind, to destination: Destination, id: SendID?) {
+    /// The cluster repairs lost datagrams itself: a send is accepted once handed over.
+    func send(_ bytes: [UInt8], kind: MessageKind, to destination: Destination, id: SendID?) -> SendOutcome {
         driver.send(payload: bytes)
-        if let id {
-            replica.handle(.accepted(id, via: Self.transportID))
-        }
+        return .accepted
     }
 }

@@ -48,17 +48,25 @@ public struct NodeConfiguration: Sendable {
     public var xmpp: XMPPAccount?
     /// The LAN cluster, if any: with `xmpp`, the elected gateway relays between the two.
     public var lan: LANSettings?
-    /// The store folder; without one the replica lives in memory only.
-    public var storeDirectory: String?
+    /// Where the rooms' replicas are kept.
+    public enum Storage: Sendable, Hashable {
+        /// Durably, in this store folder (one folder per room inside; docs/store.md).
+        case folder(String)
+        /// In memory only: gone when the node stops (peers still hold what was sent).
+        case memory
+    }
+
+    /// Where the rooms' replicas are kept.
+    public var storage: Storage
     /// Where to keep an SVG of the room (with several rooms, the room's name is put before
     /// the extension: `board.ROOM.svg`).
     public var exportPath: String?
     /// How often the SVG is rewritten when the room changed.
     public var exportInterval: Duration = .seconds(5)
-    /// Which room the NDJSON lines on standard input draw in (index into `rooms`).
-    public var inputRoom = 0
-
-    public init(rooms: [String]) {
+    /// A node of `rooms`, keeping its replicas in `storage`; add a transport (`xmpp`,
+    /// `lan`, or both).
+    public init(rooms: [String], storage: Storage) {
         self.rooms = rooms
+        self.storage = storage
     }
 }

@@ -1,78 +1,218 @@
 import CanvasCore
+public import LANCluster
 
-/// One line of a node's event stream (`canvas join --events`): a JSON object whose
-/// `"event"` names what happened, followed by its fields in a fixed order.
-///
-/// Lines are built field by field so that the stream stays cheap at high drawing rates
-/// and its fields keep a stable order for tools that read it.
-public struct NodeEvent: Sendable, Hashable {
-    /// The event's name (`"joined"`, `"applied"`, `"state"` …).
-    public let name: String
-    /// The whole line, without the newline.
-    public private(set) var line: [UInt8]
+/// Something that happened to a node: what an embedding app observes through
+/// `Node.events`, and what `canvas join --events` prints, one JSON object a line
+/// (`ndjson`, docs/operating.md lists them). Rooms are named as in the configuration.
+public enum NodeEvent: Sendable, Hashable {
+    /// The node runs: its id and its rooms.
+    case started(node: String, rooms: [String])
+    /// The node stopped (after leaving its rooms and flushing its stores).
+    case stopped
+    /// A room's document changed: its digest root and size now.
+    case state(room: String, digest: String, strokes: Int, points: Int)
+    /// Operations changed a room's document: how many, how many points they placed, and
+    /// who sent them (`TRANSPORT/MEMBER`; nil: drawn here).
+    case applied(room: String, operations: Int, points: Int, author: String?)
+    /// A member joined or left a room on a transport (`xmpp` or `lan`).
+    case memberJoined(room: String, member: String, via: String)
+    case memberLeft(room: String, member: String, via: String)
+    /// The members (`TRANSPORT/MEMBER`) who drew in the last seconds.
+    case drawing(room: String, members: [String])
+    /// Anti-entropy with a member began, or found the same document on both sides.
+    case syncStarted(room: String, member: String, via: String)
+    case syncFinished(room: String, member: String, via: String)
+    /// A member's message was refused; nothing changed.
+    case rejected(room: String, member: String, via: String, error: String)
+    /// Something failed in a room (a store that refuses writes, a room that refuses us).
+    case error(room: String, message: String)
+    /// The room's SVG was written.
+    case exported(room: String, path: String)
+    /// The XMPP session is up (`resumed`: stream management kept it).
+    case online(jid: String, resumed: Bool)
+    /// The XMPP session is down; the client tries again after `retryIn` (nil: never).
+    case offline(error: String, retryIn: Duration?)
+    /// We joined an XMPP room with this nickname; the occupants present.
+    case joined(room: String, nick: String, occupants: [String])
+    /// The room refused us for a reason that may pass: we try again.
+    case joinRetry(room: String, error: String)
+    /// We read the room's archive (or history) after joining: how many messages.
+    case caughtUp(room: String, messages: Int, archive: Bool)
+    /// We are out of the room, and whether we rejoin.
+    case left(room: String, reason: String, rejoin: Bool)
+    /// The room changed our nickname.
+    case nickname(room: String, from: String, to: String)
+    /// This node relays between the LAN and the XMPP room (the LAN's gateway), or stays
+    /// passive in the room.
+    case xmppRelay(room: String, active: Bool)
+    /// The room's LAN cluster runs on this transport (interface, group, port).
+    case lanStarted(room: String, transport: String)
+    /// The LAN cluster elected this node as its gateway to XMPP (nil: none).
+    case gateway(room: String, node: String?)
+    /// The LAN cluster's counters, at shutdown.
+    case lanStats(room: String, counters: ClusterCounters)
 
-    /// An event called `name`, with no fields yet.
-    public init(_ name: String) {
-        self.name = name
-        line = Array(#"{"event":"#.utf8)
-        CanonicalJSON.appendString(name, to: &line)
+    /// The event's name, the `"event"` field of its line.
+    public var name: String {
+        switch self {
+        case .started: "started"
+        case .stopped: "stopped"
+        case .state: "state"
+        case .applied: "applied"
+        case .memberJoined: "member_joined"
+        case .memberLeft: "member_left"
+        case .drawing: "drawing"
+        case .syncStarted: "sync_started"
+        case .syncFinished: "sync_finished"
+        case .rejected: "rejected"
+        case .error: "error"
+        case .exported: "exported"
+        case .online: "online"
+        case .offline: "offline"
+        case .joined: "joined"
+        case .joinRetry: "join_retry"
+        case .caughtUp: "caught_up"
+        case .left: "left"
+        case .nickname: "nickname"
+        case .xmppRelay: "xmpp_relay"
+        case .lanStarted: "lan_started"
+        case .gateway: "gateway"
+        case .lanStats: "lan_stats"
+        }
     }
 
-    /// The line, closed and terminated by a newline.
-    public var ndjson: [UInt8] { line + Array("}\n".utf8) }
+    /// The room the event is about (nil for the node's own events).
+    public var room: String? {
+        switch self {
+        case .started, .stopped, .online, .offline: nil
+        case .state(let room, _, _, _), .applied(let room, _, _, _), .memberJoined(let room, _, _),
+            .memberLeft(let room, _, _), .drawing(let room, _), .syncStarted(let room, _, _),
+            .syncFinished(let room, _, _), .rejected(let room, _, _, _), .error(let room, _), .exported(let room, _),
+            .joined(let room, _, _), .joinRetry(let room, _), .caughtUp(let room, _, _), .left(let room, _, _),
+            .nickname(let room, _, _), .xmppRelay(let room, _), .lanStarted(let room, _), .gateway(let room, _),
+            .lanStats(let room, _):
+            room
+        }
+    }
+
+    /// The event as one line of JSON with its newline: `"event"` first, then its fields
+    /// in a fixed order, so that tools reading the stream can rely on both.
+    public var ndjson: [UInt8] {
+        var line = EventLine(name)
+        switch self {
+        case .started(let node, let rooms):
+            line = line.field("node", node).field("rooms", rooms)
+        case .stopped:
+            break
+        case .state(let room, let digest, let strokes, let points):
+            line = line.field("room", room).field("digest", digest).field("strokes", strokes).field("points", points)
+        case .applied(let room, let operations, let points, let author):
+            line = line.field("room", room).field("operations", operations).field("points", points).field("author", author)
+        case .memberJoined(let room, let member, let via), .memberLeft(let room, let member, let via),
+            .syncStarted(let room, let member, let via), .syncFinished(let room, let member, let via):
+            line = line.field("room", room).field("member", member).field("via", via)
+        case .drawing(let room, let members):
+            line = line.field("room", room).field("members", members)
+        case .rejected(let room, let member, let via, let error):
+            line = line.field("room", room).field("member", member).field("via", via).field("error", error)
+        case .error(let room, let message):
+            line = line.field("room", room).field("message", message)
+        case .exported(let room, let path):
+            line = line.field("room", room).field("path", path)
+        case .online(let jid, let resumed):
+            line = line.field("jid", jid).field("resumed", resumed)
+        case .offline(let error, let retryIn):
+            line = line.field("error", error)
+            if let retryIn {
+                line = line.field("retry_in_s", Double(retryIn.components.seconds) + Double(retryIn.components.attoseconds) * 1e-18)
+            }
+        case .joined(let room, let nick, let occupants):
+            line = line.field("room", room).field("nick", nick).field("occupants", occupants)
+        case .joinRetry(let room, let error):
+            line = line.field("room", room).field("error", error)
+        case .caughtUp(let room, let messages, let archive):
+            line = line.field("room", room).field("messages", messages).field("archive", archive)
+        case .left(let room, let reason, let rejoin):
+            line = line.field("room", room).field("reason", reason).field("rejoin", rejoin)
+        case .nickname(let room, let from, let to):
+            line = line.field("room", room).field("from", from).field("to", to)
+        case .xmppRelay(let room, let active):
+            line = line.field("room", room).field("active", active)
+        case .lanStarted(let room, let transport):
+            line = line.field("room", room).field("transport", transport)
+        case .gateway(let room, let node):
+            line = line.field("room", room).field("node", node)
+        case .lanStats(let room, let counters):
+            line = line.field("room", room).field("datagrams_sent", counters.datagramsSent).field("bytes_sent", counters.bytesSent)
+                .field("datagrams_accepted", counters.datagramsAccepted).field("datagrams_dropped", counters.datagramsDropped)
+                .field("dropped_unauthenticated", counters.droppedUnauthenticated)
+                .field("dropped_replayed", counters.droppedReplayed).field("dropped_malformed", counters.droppedMalformed)
+                .field("payloads_delivered", counters.payloadsDelivered).field("nacks_sent", counters.nacksSent)
+                .field("repairs_sent", counters.repairsSent).field("losses_given_up", counters.lossesGivenUp)
+        }
+        return line.terminated
+    }
+}
+
+/// One JSON object built field by field, in order: an event's line.
+public struct EventLine: Sendable {
+    private var bytes: [UInt8]
+
+    /// A line whose `"event"` is `name`, with no fields yet.
+    public init(_ name: String) {
+        bytes = Array(#"{"event":"#.utf8)
+        CanonicalJSON.appendString(name, to: &bytes)
+    }
+
+    /// The object, closed and followed by a newline.
+    public var terminated: [UInt8] { bytes + Array("}\n".utf8) }
 
     /// Adds a string field (`nil` writes `null`).
-    public func with(_ key: String, _ value: String?) -> NodeEvent {
-        var copy = self
-        copy.key(key)
-        if let value {
-            CanonicalJSON.appendString(value, to: &copy.line)
-        } else {
-            copy.line += Array("null".utf8)
-        }
-        return copy
+    public func field(_ key: String, _ value: String?) -> Self {
+        var line = self.key(key)
+        if let value { CanonicalJSON.appendString(value, to: &line.bytes) } else { line.bytes += Array("null".utf8) }
+        return line
     }
 
     /// Adds an integer field.
-    public func with(_ key: String, _ value: Int) -> NodeEvent {
-        var copy = self
-        copy.key(key)
-        CanonicalJSON.appendInteger(Int64(value), to: &copy.line)
-        return copy
+    public func field(_ key: String, _ value: Int) -> Self {
+        var line = self.key(key)
+        CanonicalJSON.appendInteger(Int64(value), to: &line.bytes)
+        return line
     }
 
     /// Adds a number field.
-    public func with(_ key: String, _ value: Double) -> NodeEvent {
-        var copy = self
-        copy.key(key)
-        CanonicalJSON.appendNumber(value, to: &copy.line)
-        return copy
+    public func field(_ key: String, _ value: Double) -> Self {
+        var line = self.key(key)
+        CanonicalJSON.appendNumber(value, to: &line.bytes)
+        return line
     }
 
     /// Adds a Boolean field.
-    public func with(_ key: String, _ value: Bool) -> NodeEvent {
-        var copy = self
-        copy.key(key)
-        copy.line += Array((value ? "true" : "false").utf8)
-        return copy
+    public func field(_ key: String, _ value: Bool) -> Self {
+        var line = self.key(key)
+        line.bytes += Array((value ? "true" : "false").utf8)
+        return line
     }
 
     /// Adds an array of strings.
-    public func with(_ key: String, _ values: [String]) -> NodeEvent {
-        var copy = self
-        copy.key(key)
-        copy.line.append(UInt8(ascii: "["))
+    public func field(_ key: String, _ values: [String]) -> Self {
+        var line = self.key(key)
+        line.bytes.append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
-            if index > 0 { copy.line.append(UInt8(ascii: ",")) }
-            CanonicalJSON.appendString(value, to: &copy.line)
+            if index > 0 { line.bytes.append(UInt8(ascii: ",")) }
+            CanonicalJSON.appendString(value, to: &line.bytes)
         }
-        copy.line.append(UInt8(ascii: "]"))
-        return copy
+        line.bytes.append(UInt8(ascii: "]"))
+        return line
     }
 
-    private mutating func key(_ key: String) {
-        line.append(UInt8(ascii: ","))
-        CanonicalJSON.appendString(key, to: &line)
-        line.append(UInt8(ascii: ":"))
+    /// A copy with `"key":` added, ready for the value.
+    private func key(_ key: String) -> Self {
+        var line = self
+        line.bytes.append(UInt8(ascii: ","))
+        CanonicalJSON.appendString(key, to: &line.bytes)
+        line.bytes.append(UInt8(ascii: ":"))
+        return line
     }
 }

@@ -6,9 +6,18 @@ import Logging
 /// Where a room's session sends messages: one transport (an XMPP room, a LAN cluster).
 protocol RoomTransport: AnyObject {
     /// Sends one protocol message of `kind`. `id` is set for messages that carry local
-    /// operations: the transport reports `.accepted(id)` to the replica once it is sure of
-    /// delivery.
-    func send(_ bytes: [UInt8], kind: MessageKind, to destination: Destination, id: SendID?)
+    /// operations: the transport answers `.accepted` when it has taken responsibility for
+    /// the message at once, otherwise it reports `.accepted(id)` to the replica later, once
+    /// it is sure of delivery. It never calls the replica from inside `send`.
+    func send(_ bytes: [UInt8], kind: MessageKind, to destination: Destination, id: SendID?) -> SendOutcome
+}
+
+/// What became of a message handed to a transport.
+enum SendOutcome {
+    /// The transport is responsible for it from now on (the LAN cluster repairs losses).
+    case accepted
+    /// The transport reports `.accepted` later (an XMPP room, once it reflects the message).
+    case pending
 }
 
 /// One room on this node: its `RoomSession`, its durable store, and its transports. It
@@ -69,6 +78,12 @@ final class RoomReplica {
 
     /// Hands one input to the session and performs what it asks.
     func handle(_ input: SessionInput) {
+        _ = perform(session.handle(input, at: clock.now))
+    }
+
+    /// A local edit: applied, made durable, then sent. Returns the novel operations, or
+    /// the error that kept them from being stored (then nothing was sent).
+    func local(_ input: SessionInput) -> Result<[Operation], any Error> {
         perform(session.handle(input, at: clock.now))
     }
 
@@ -93,26 +108,34 @@ final class RoomReplica {
         reportedRoot = root
         changedSinceExport = true
         let statistics = session.document.statistics
-        emit(
-            NodeEvent("state").with("room", name).with("digest", root).with("strokes", statistics.strokes)
-                .with("points", statistics.points))
+        emit(.state(room: name, digest: root, strokes: statistics.strokes, points: statistics.points))
     }
 
     func markExported() { changedSinceExport = false }
 
-    private func perform(_ actions: [SessionAction]) {
+    /// Performs the session's actions in order; returns the local operations persisted,
+    /// or the error that stopped them (nothing after a failed `.persistLocal` is done).
+    private func perform(_ actions: [SessionAction]) -> Result<[Operation], any Error> {
+        var local: [Operation] = []
+        var accepted: [(SendID, TransportID)] = []
+        defer {
+            // Sends the transports took at once, reported after the actions (never from
+            // inside a send).
+            for (id, transport) in accepted { _ = perform(session.handle(.accepted(id, via: transport), at: clock.now)) }
+        }
         for action in actions {
             switch action {
             case .persistLocal(let operations):
                 do {
                     try stored?.persistLocal(operations, of: session.replica)
+                    local += operations
                 } catch {
                     // Nothing unpersisted may be sent: stop here (DESIGN.md §5).
                     logger.critical(
                         "cannot make local operations durable; they are not sent",
                         metadata: ["room": "\(name)", "error": "\(error)"])
-                    emit(NodeEvent("error").with("room", name).with("message", "cannot store local operations: \(error)"))
-                    return
+                    emit(.error(room: name, message: "cannot store local operations: \(error)"))
+                    return .failure(NodeError("cannot store local operations of room \(name): \(error)"))
                 }
             case .persistRemote(let operations):
                 do {
@@ -123,13 +146,16 @@ final class RoomReplica {
                         metadata: ["room": "\(name)", "error": "\(error)"])
                 }
             case .send(let bytes, let kind, let destination, let transport, let id):
-                transports[transport]?.send(bytes, kind: kind, to: destination, id: id)
+                if transports[transport]?.send(bytes, kind: kind, to: destination, id: id) == .accepted, let id {
+                    accepted.append((id, transport))
+                }
             case .event(let event):
                 report(event)
             case .scheduleTimer(let deadline):
                 timerDeadline = deadline
             }
         }
+        return .success(local)
     }
 
     private func report(_ event: SessionEvent) {
@@ -138,30 +164,23 @@ final class RoomReplica {
             var points = 0
             for operation in applied { points += operation.effect.changedPoints?.count ?? 0 }
             emit(
-                NodeEvent("applied").with("room", name).with("operations", applied.count).with("points", points)
-                    .with("author", applied.first?.author.map { "\($0.transport)/\($0.peer)" }))
+                .applied(
+                    room: name, operations: applied.count, points: points,
+                    author: applied.first?.author.map { "\($0.transport)/\($0.peer)" }))
         case .memberJoined(let peer, let transport):
-            emit(NodeEvent("member_joined").with("room", name).with("member", peer.rawValue).with("via", transport.rawValue))
+            emit(.memberJoined(room: name, member: peer.rawValue, via: transport.rawValue))
         case .memberLeft(let peer, let transport):
-            emit(NodeEvent("member_left").with("room", name).with("member", peer.rawValue).with("via", transport.rawValue))
+            emit(.memberLeft(room: name, member: peer.rawValue, via: transport.rawValue))
         case .drawing(let authors):
-            emit(NodeEvent("drawing").with("room", name).with("members", authors.sorted().map { "\($0.transport)/\($0.peer)" }))
+            emit(.drawing(room: name, members: authors.sorted().map { "\($0.transport)/\($0.peer)" }))
         case .syncStarted(let peer, let transport):
-            emit(NodeEvent("sync_started").with("room", name).with("member", peer.rawValue).with("via", transport.rawValue))
+            emit(.syncStarted(room: name, member: peer.rawValue, via: transport.rawValue))
         case .syncFinished(let peer, let transport):
-            emit(NodeEvent("sync_finished").with("room", name).with("member", peer.rawValue).with("via", transport.rawValue))
+            emit(.syncFinished(room: name, member: peer.rawValue, via: transport.rawValue))
         case .rejected(let error, let peer, let transport):
             logger.notice(
                 "rejected a message", metadata: ["room": "\(name)", "from": "\(peer)", "error": "\(error)"])
-            emit(
-                NodeEvent("rejected").with("room", name).with("member", peer.rawValue).with("via", transport.rawValue)
-                    .with("error", "\(error)"))
+            emit(.rejected(room: name, member: peer.rawValue, via: transport.rawValue, error: "\(error)"))
         }
     }
-}
-
-/// The node's time: a monotonic clock from the node's start, the time base of its sessions.
-struct NodeClock: Sendable {
-    private let origin = ContinuousClock.now
-    var now: Duration { ContinuousClock.now - origin }
 }

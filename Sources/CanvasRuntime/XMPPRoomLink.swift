@@ -209,7 +209,7 @@ final class XMPPRoomLink: RoomTransport {
         guard active != isActive else { return }
         isActive = active
         logger.info(active ? "relaying between the LAN and the room" : "passive in the room", metadata: ["room": "\(roomJID)"])
-        emit(NodeEvent("xmpp_relay").with("room", replica.name).with("active", active))
+        emit(.xmppRelay(room: replica.name, active: active))
         if active {
             if catchUpDeadline == nil { bringUp() }
         } else if transportUp {
@@ -282,8 +282,10 @@ final class XMPPRoomLink: RoomTransport {
 
     // MARK: RoomTransport
 
-    func send(_ bytes: [UInt8], kind: MessageKind, to destination: Destination, id: SendID?) {
+    /// The room confirms a message by reflecting it: accepted later.
+    func send(_ bytes: [UInt8], kind: MessageKind, to destination: Destination, id: SendID?) -> SendOutcome {
         send(OutgoingMessage(body: String(decoding: bytes, as: UTF8.self), kind: kind, id: id, destination: destination))
+        return .pending
     }
 
     /// Sends `body`; `inTurn`: it comes from `waitingForWindow`, whose first it was.
@@ -352,7 +354,7 @@ final class XMPPRoomLink: RoomTransport {
             client.send(stanza)
         case .joined(let nickname, let occupants):
             logger.info("joined the room", metadata: ["room": "\(roomJID)", "nick": "\(nickname)", "occupants": "\(occupants.count)"])
-            emit(NodeEvent("joined").with("room", replica.name).with("nick", nickname).with("occupants", occupants.map(\.nickname).sorted()))
+            emit(.joined(room: replica.name, nick: nickname, occupants: occupants.map(\.nickname).sorted()))
             joinAttempts = 0
             awaitingReflection = [:]
             nextSelfPing = clock.now + Self.selfPingInterval
@@ -368,14 +370,14 @@ final class XMPPRoomLink: RoomTransport {
             replica.handle(.memberLeft(PeerID(occupant.nickname), via: Self.transportID))
         case .nicknameChanged(let old, let new):
             logger.notice("our nickname in the room changed", metadata: ["room": "\(roomJID)", "from": "\(old)", "to": "\(new)"])
-            emit(NodeEvent("nickname").with("room", replica.name).with("from", old).with("to", new))
+            emit(.nickname(room: replica.name, from: old, to: new))
         case .message(let message):
             received(message)
         case .archivePosition(let position):
             archivePosition = position
         case .catchUpFinished(let messages, let usedArchive):
             logger.info("caught up with the room", metadata: ["room": "\(roomJID)", "messages": "\(messages)", "archive": "\(usedArchive)"])
-            emit(NodeEvent("caught_up").with("room", replica.name).with("messages", messages).with("archive", usedArchive))
+            emit(.caughtUp(room: replica.name, messages: messages, archive: usedArchive))
             savePositionIfChanged()
             bringUp()
         case .left(let reason):
@@ -384,7 +386,7 @@ final class XMPPRoomLink: RoomTransport {
             } else {
                 logger.warning("out of the room", metadata: ["room": "\(roomJID)", "reason": "\(reason)"])
             }
-            emit(NodeEvent("left").with("room", replica.name).with("reason", "\(reason)").with("rejoin", reason.mayRejoin))
+            emit(.left(room: replica.name, reason: "\(reason)", rejoin: reason.mayRejoin))
             goDown()
             if reason.mayRejoin {
                 rejoinAt = clock.now + Self.rejoinDelay
@@ -398,11 +400,11 @@ final class XMPPRoomLink: RoomTransport {
                 let delay = Self.rejoinDelay * min(1 << min(joinAttempts - 1, 4), 16)
                 logger.notice(
                     "cannot join the room yet; trying again", metadata: ["room": "\(roomJID)", "error": "\(error)", "in": "\(delay)"])
-                emit(NodeEvent("join_retry").with("room", replica.name).with("error", "\(error)"))
+                emit(.joinRetry(room: replica.name, error: "\(error)"))
                 rejoinAt = clock.now + delay
             } else {
                 logger.error("cannot join the room", metadata: ["room": "\(roomJID)", "error": "\(error)"])
-                emit(NodeEvent("error").with("room", replica.name).with("message", "\(error)"))
+                emit(.error(room: replica.name, message: "\(error)"))
                 failedPermanently = true
             }
         case .messageRejected(let stanzaID, let condition, let text):

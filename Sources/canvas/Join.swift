@@ -3,6 +3,7 @@ import CanvasRuntime
 import Foundation
 import LANCluster
 import Logging
+import ServiceLifecycle
 import Synchronization
 
 struct Join: AsyncParsableCommand {
@@ -11,11 +12,13 @@ struct Join: AsyncParsableCommand {
         discussion: """
             Connects to the XMPP server of --jid, joins every --room (a multi-user chat room \
             ROOM@SERVICE), catches up from the room's archive and its occupants, and keeps the \
-            replica (durably with --store). Standard input takes NDJSON lines: protocol messages \
-            (their operations count as drawn here) and local actions (docs/actions.md), applied \
-            to the first room. With --events, standard output gets one JSON event per line \
-            (docs/operating.md). Logs go to standard error. SIGINT or SIGTERM leaves the rooms, \
-            flushes the store and exits 0.
+            replica durably in the store folder (--store, by default the one canvas export and \
+            canvas store use; --memory keeps it in memory only). Standard input takes NDJSON \
+            lines: protocol messages (their operations count as drawn here) and local actions \
+            (docs/actions.md), applied to the first room. With --events, standard output gets one \
+            JSON event per line (docs/operating.md#events). Logs go to standard error. SIGINT or \
+            SIGTERM waits up to 10 s for the rooms to confirm what was sent, leaves the rooms, \
+            flushes the store and exits 0; a second signal stops at once.
 
             Settings may also come from --config FILE, a JSON object with the long option names \
             as keys ("room" takes an array); options on the command line win.
@@ -52,8 +55,14 @@ struct Join: AsyncParsableCommand {
     @Flag(help: .private)  // Plaintext XMPP, for a local test server only.
     var plaintextForTesting = false
 
-    @Option(help: ArgumentHelp("Keep the replicas durably in this store folder.", valueName: "DIR"))
+    @Option(
+        help: ArgumentHelp(
+            "Keep the replicas durably in this store folder (default: $XDG_DATA_HOME/canvas, or ~/.local/share/canvas).",
+            valueName: "DIR"))
     var store: String?
+
+    @Flag(help: "Keep the replicas in memory only (nothing is stored; peers keep what was sent).")
+    var memory = false
 
     @Flag(help: "Write events as NDJSON on standard output.")
     var events = false
@@ -109,6 +118,9 @@ struct Join: AsyncParsableCommand {
         if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("--log-level \(logLevel) is not one of trace, debug, info, notice, warning, error, critical")
         }
+        if memory && store != nil {
+            throw ValidationError("--store and --memory contradict each other: choose one")
+        }
         if insecureSkipTLSVerify && caFile != nil {
             throw ValidationError("--ca-file and --insecure-skip-tls-verify contradict each other: choose one")
         }
@@ -122,7 +134,8 @@ struct Join: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "canvas")
-        var configuration = NodeConfiguration(rooms: rooms)
+        var configuration = NodeConfiguration(
+            rooms: rooms, storage: memory ? .memory : .folder(store ?? StoreLocation.defaultDirectory.path))
         if let jid, let passwordFile {
             let password: String
             do {
@@ -163,17 +176,36 @@ struct Join: AsyncParsableCommand {
             }
             configuration.lan = settings
         }
-        configuration.storeDirectory = store
         configuration.exportPath = export
         if let exportInterval { configuration.exportInterval = .milliseconds(Int(exportInterval * 1000)) }
-        let writeEvent: (@Sendable ([UInt8]) -> Void)? = events ? EventOutput(logger: logger).write : nil
-        let runtime = NodeRuntime(configuration: configuration, logger: logger, writeEvent: writeEvent)
+        let node = Node(configuration: configuration, logger: logger)
+        let output = events ? EventOutput(logger: logger) : nil
+        // Subscribed before the node starts, so that `started` is the first line.
+        let printer = output.map { output in
+            let events = node.events
+            return Task {
+                for await event in events { output.write(event.ndjson) }
+            }
+        }
+        StandardInput.feed(node, room: rooms[0], output: output, logger: logger)
+        // SIGINT or SIGTERM: a graceful shutdown (the node drains); a second one cancels it.
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [.init(service: node, successTerminationBehavior: .gracefullyShutdownGroup)],
+                gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [], logger: logger))
         do {
-            try await runtime.run()
+            try await group.run()
         } catch let error as NodeError {
             logger.critical("\(error)")
+            await printer?.value
+            throw ExitCode(1)
+        } catch let error as ServiceGroupError {
+            // The node's own error comes wrapped when the group reports it.
+            logger.critical("\(error)")
+            await printer?.value
             throw ExitCode(1)
         }
+        await printer?.value
     }
 
     /// Takes the config file's settings where the command line gave none.
@@ -188,6 +220,7 @@ struct Join: AsyncParsableCommand {
         directTLS = directTLS || file.directTLS
         insecureSkipTLSVerify = insecureSkipTLSVerify || file.insecureSkipTLSVerify
         store = store ?? file.store
+        memory = memory || file.memory
         events = events || file.events
         logLevel = logLevel ?? file.logLevel
         export = export ?? file.export
@@ -233,13 +266,13 @@ struct JoinConfigFile {
     var jid, passwordFile, nick, host, caFile, store, logLevel, export: String?
     var port: Int?
     var exportInterval: Double?
-    var directTLS = false, insecureSkipTLSVerify = false, events = false, lan = false
+    var directTLS = false, insecureSkipTLSVerify = false, events = false, lan = false, memory = false
     var lanInterface, lanGroup, lanKeyFile: String?
     var lanPort: Int?
 
     static let keys: Set<String> = [
         "room", "jid", "password-file", "nick", "host", "port", "ca-file", "direct-tls", "insecure-skip-tls-verify",
-        "store", "events", "log-level", "export", "export-interval", "lan", "lan-interface", "lan-group", "lan-port",
+        "store", "memory", "events", "log-level", "export", "export-interval", "lan", "lan-interface", "lan-group", "lan-port",
         "lan-key-file",
     ]
 
@@ -295,6 +328,7 @@ struct JoinConfigFile {
         file.directTLS = try flag("direct-tls")
         file.insecureSkipTLSVerify = try flag("insecure-skip-tls-verify")
         file.events = try flag("events")
+        file.memory = try flag("memory")
         file.lan = try flag("lan")
         file.lanInterface = try string("lan-interface")
         file.lanGroup = try string("lan-group")

@@ -45,14 +45,12 @@ struct Replayer {
     /// against the document as it is now.
     private mutating func operations(for line: [UInt8]) throws(ProtocolError) -> [CanvasCore.Operation] {
         let action: LocalAction
-        do {
-            let message = try MessageDecoder.decode(line)
+        switch try LocalInput.decode(line) {
+        case .message(let message):
             if case .unsupported = message { unsupportedMessages += 1 }
             return message.operations
-        } catch {
-            // Messages are the common case; only a line that is not one may be an action.
-            guard LocalAction.isAction(line) else { throw error }
-            action = try LocalAction.decode(line)
+        case .action(let local):
+            action = local
         }
         let edit = replica.edit(for: action)
         recognisedShapes += edit.shape == .none ? 0 : 1

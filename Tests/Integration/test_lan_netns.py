@@ -52,7 +52,7 @@ class NSNode(Node):
 
     def command(self):
         args = self.host.exec_prefix() + [
-            self.canvas, "join", "--room", self.rooms[0], "--events", "--log-level", self.log_level, "--lan",
+            self.canvas, "join", "--room", self.rooms[0], "--memory", "--events", "--log-level", self.log_level, "--lan",
             "--lan-interface", self.host.interface, "--lan-group", self.group, "--lan-port", str(PORT),
             "--lan-beacon-interval", str(self.beacon)]
         if self.key_file:

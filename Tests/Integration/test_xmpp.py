@@ -272,7 +272,7 @@ class XMPPIntegration(unittest.TestCase):
         wrong = os.path.join(self.work, "wrong.password")
         with open(wrong, "w") as f:
             f.write("not-the-password\n")
-        base = [CANVAS, "join", "--room", room, "--host", self.server.env["XMPP_HOST"],
+        base = [CANVAS, "join", "--room", room, "--memory", "--host", self.server.env["XMPP_HOST"],
                 "--port", self.server.env["XMPP_PORT"]]
         result = subprocess.run(base + ["--jid", self.server.jid("alice"), "--password-file", wrong,
                                         "--ca-file", self.server.env["CA_FILE"]],

@@ -4,28 +4,38 @@ import CanvasSVG
 import CanvasStore
 import Foundation
 import LANCluster
-public import Logging
+import Logging
 import NIOCore
 import NIOPosix
 import Synchronization
 import XMPP
 
-/// Why a node could not start or had to stop.
-public struct NodeError: Error, CustomStringConvertible, Sendable {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+/// A transport of a room beyond what the loop knows by type (the lifecycle tests' fakes):
+/// besides sending, it has timers, says whether anything waits for confirmation, and
+/// leaves when the node stops.
+protocol RoomLink: RoomTransport {
+    func tick()
+    var isSettled: Bool { get }
+    func leave()
 }
 
-/// A running node (`canvas join`): its rooms' replicas, the XMPP client they share, the
-/// NDJSON input, the event stream, the SVG export, and a clean shutdown on SIGINT/SIGTERM.
+/// A node's run loop: its rooms' replicas, the XMPP client they share, their LAN clusters,
+/// the SVG export, and a draining stop.
 ///
-/// Everything the node does happens on one loop, `run()`, fed by a stream of inputs
-/// (client events, standard input lines, a 50 ms tick, signals); the replicas, the
-/// transports and the stores are touched only there.
-public final class NodeRuntime {
+/// Everything happens on one loop, `run`, fed by one stream of inputs (client and cluster
+/// events, local edits and questions from the app, a 50 ms tick, stop requests); the
+/// replicas, the transports and the stores are touched only there. Each transport has a
+/// bounded number of inputs waiting in the stream (`InputBudget`): past it the transport
+/// stops reading its socket.
+final class NodeLoop {
     private let configuration: NodeConfiguration
     private let logger: Logger
-    private let writeEvent: @Sendable ([UInt8]) -> Void
+    private let inputs: AsyncStream<NodeInput>
+    private let inbox: AsyncStream<NodeInput>.Continuation
+    private unowned let node: Node
+    private let subscribers: EventSubscribers
+    private let extraLinkMaker: ExtraLinks?
+    private var hasExtraLinks: Bool { extraLinkMaker != nil }
     private let clock = NodeClock()
     private var replicas: [RoomReplica] = []
     private var links: [XMPPRoomLink] = []
@@ -33,41 +43,44 @@ public final class NodeRuntime {
     private var lanLinks: [LANRoomLink] = []
     /// How many LAN events of each room (same order) wait in the loop's queue.
     private var lanBudgets: [InputBudget] = []
+    /// How many XMPP client events wait in the loop's queue.
+    private let clientBudget = InputBudget(limit: NodeLoop.transportInputsQueued)
+    private var extraLinks: [any RoomLink] = []
     private var client: XMPPClient?
     private var lastExport: Duration = .zero
-    private var inputLine = 0
 
-    /// How many LAN events of one room may wait in the loop's queue.
-    static let lanInputsQueued = 256
+    /// How many events of one transport (a room's LAN cluster, the XMPP client) may wait
+    /// in the loop's queue.
+    static let transportInputsQueued = 256
 
-    /// How long a shutdown waits for the rooms to reflect the messages in flight.
+    /// How long a stop waits for the rooms to confirm the messages in flight.
     static let drainLimit: Duration = .seconds(10)
 
-    private enum Input: Sendable {
-        case client(XMPPClientEvent)
-        case lan(room: Int, ClusterEvent)
-        case line([UInt8])
-        case inputClosed
-        case tick
-        /// A signal arrived (the loop reads the flag the watcher sets; this wakes it).
-        case shutdown(signal: String)
-    }
-
-    /// A node for `configuration`, logging to `logger` and writing NDJSON event lines
-    /// through `writeEvent` (nothing is written when it is nil).
-    public init(configuration: NodeConfiguration, logger: Logger, writeEvent: (@Sendable ([UInt8]) -> Void)?) {
+    init(
+        configuration: NodeConfiguration, logger: Logger, inputs: AsyncStream<NodeInput>,
+        inbox: AsyncStream<NodeInput>.Continuation, node: Node, subscribers: EventSubscribers, extraLinks: ExtraLinks?
+    ) {
         self.configuration = configuration
         self.logger = logger
-        self.writeEvent = writeEvent ?? { _ in }
+        self.inputs = inputs
+        self.inbox = inbox
+        self.node = node
+        self.subscribers = subscribers
+        self.extraLinkMaker = extraLinks
     }
 
-    /// Runs until SIGINT or SIGTERM (then leaves the rooms, flushes the stores and
-    /// returns), or until every room has failed for good (then throws).
-    public func run() async throws {
+    /// Runs until a stop (then leaves the rooms, flushes the stores and returns), or until
+    /// every room has failed for good (then throws).
+    func run(eventLoopGroup: (any EventLoopGroup)?) async throws(NodeError) {
         try openRooms()
-        let (inputs, continuation) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .unbounded)
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let ownGroup = eventLoopGroup == nil ? MultiThreadedEventLoopGroup(numberOfThreads: 1) : nil
+        let group: any EventLoopGroup = eventLoopGroup ?? ownGroup!
         var tasks: [Task<Void, Never>] = []
+        let continuation = inbox
+        defer {
+            for task in tasks { task.cancel() }
+            if let ownGroup { ownGroup.shutdownGracefully { _ in } }
+        }
 
         if let account = configuration.xmpp {
             let client = try makeClient(account, group: group)
@@ -78,23 +91,32 @@ public final class NodeRuntime {
                     XMPPRoomLink(room: room, replica: replicas[index], client: client, clock: clock, logger: logger, emit: emit))
             }
             tasks.append(Task { await client.run() })
+            let budget = clientBudget
             tasks.append(
                 Task {
-                    for await event in client.events { continuation.yield(.client(event)) }
+                    for await event in client.events {
+                        await budget.admit()
+                        continuation.yield(.client(event))
+                    }
                 })
         }
         if let lan = configuration.lan {
             if lan.key == nil {
-                logger.warning(
-                    "the LAN is trusted: without --lan-key-file anyone on the LAN can read and change the room")
+                logger.warning("the LAN is trusted: without a room key anyone on the LAN can read and change the room")
             }
             for (index, replica) in replicas.enumerated() {
-                let link = try await startLAN(lan, replica: replica, group: group)
+                let link: LANRoomLink
+                do {
+                    link = try await startLAN(lan, replica: replica, group: group)
+                } catch {
+                    await stopTransports()
+                    throw error
+                }
                 lanLinks.append(link)
                 let events = link.driver.events
                 // The loop handles at most this many of the room's LAN events behind; past
                 // that the driver's own buffer fills and it stops reading its socket.
-                let budget = InputBudget(limit: Self.lanInputsQueued)
+                let budget = InputBudget(limit: Self.transportInputsQueued)
                 lanBudgets.append(budget)
                 tasks.append(
                     Task {
@@ -105,6 +127,9 @@ public final class NodeRuntime {
                     })
             }
         }
+        for (index, replica) in replicas.enumerated() {
+            extraLinks += extraLinkMaker?(replica) { input in continuation.yield(.transport(room: index, input)) } ?? []
+        }
         tasks.append(
             Task {
                 while !Task.isCancelled {
@@ -112,37 +137,28 @@ public final class NodeRuntime {
                     continuation.yield(.tick)
                 }
             })
-        // A signal is also raised as a flag that the loop reads before each input: behind a
-        // backlog of inputs (a flood of datagrams), the queued .shutdown would come late.
-        let signalled = Mutex<(name: String, count: Int)>(("", 0))
-        let signals = SignalWatcher { name in
-            signalled.withLock { $0 = (name, $0.count + 1) }
-            continuation.yield(.shutdown(signal: name))
-        }
-        StandardInputReader.start(line: { continuation.yield(.line($0)) }, closed: { continuation.yield(.inputClosed) })
-        emit(
-            NodeEvent("started").with("node", replicas.first?.session.nodeID ?? "").with("rooms", configuration.rooms))
+        emit(.started(node: replicas.first?.session.nodeID ?? "", rooms: configuration.rooms))
         for replica in replicas { replica.reportStateIfChanged() }
+        node.didStart()
 
         var failure: NodeError?
-        // After SIGINT/SIGTERM: until when to wait for the rooms to confirm what was sent.
+        // After a stop request: until when to wait for the rooms to confirm what was sent.
         var draining: Duration?
         loop: for await input in inputs {
-            let signal = signalled.withLock { $0 }
-            if signal.count >= 2 || (signal.count == 1 && links.allSatisfy(\.isSettled)) {
-                logger.notice("shutting down", metadata: ["signal": "\(signal.name)"])
+            let stops = node.stopRequests
+            if stops >= 2 || (stops == 1 && isSettled) {
+                logger.notice("stopping")
                 break loop
             }
-            if signal.count == 1, draining == nil {
+            if stops == 1, draining == nil {
                 // What was sent but not yet confirmed by the room may still be on its way to
-                // the room's archive: give it a moment (a second signal stops at once).
-                logger.notice(
-                    "shutting down once the rooms confirm what was sent (at most \(Self.drainLimit))",
-                    metadata: ["signal": "\(signal.name)"])
+                // the room's archive: give it a moment (a second request stops at once).
+                logger.notice("stopping once the rooms confirm what was sent (at most \(Self.drainLimit))")
                 draining = clock.now + Self.drainLimit
             }
             switch input {
             case .client(let event):
+                clientBudget.release()
                 if let error = clientEvent(event) {
                     failure = error
                     break loop
@@ -152,44 +168,52 @@ public final class NodeRuntime {
                 lanLinks[room].handle(event)
                 lanBudgets[room].release()
                 electGateways()
-            case .line(let bytes):
-                inputLine += 1
-                local(bytes)
-            case .inputClosed:
-                logger.debug("standard input closed")
+            case .transport(let room, let input):
+                replicas[room].handle(input)
+            case .local(let room, let edit, let reply):
+                reply.resume(with: local(edit, in: replicas[room]))
+            case .document(let room, let reply):
+                reply.resume(returning: replicas[room].document)
             case .tick:
                 tick()
-                if !links.isEmpty, lanLinks.isEmpty, links.allSatisfy(\.failedPermanently) {
+                if !links.isEmpty, lanLinks.isEmpty, extraLinks.isEmpty, links.allSatisfy(\.failedPermanently) {
                     failure = NodeError("every room refused us; see the errors above")
                     break loop
                 }
-                if let deadline = draining, clock.now >= deadline || links.allSatisfy(\.isSettled) {
+                if let deadline = draining, clock.now >= deadline || isSettled {
                     break loop
                 }
-            case .shutdown:
-                // Handled above, before any input: it only wakes the loop.
+            case .stop:
+                // Read above, before any input: it only wakes the loop.
                 break
             }
+            await subscribers.waitForSlowSubscribers()
         }
-        signals.cancel()
         for link in links { link.leave() }
+        for link in extraLinks { link.leave() }
+        await stopTransports()
+        finish()
+        if let failure { throw failure }
+    }
+
+    /// Whether nothing sent waits for a room's confirmation.
+    private var isSettled: Bool { links.allSatisfy(\.isSettled) && extraLinks.allSatisfy(\.isSettled) }
+
+    private func stopTransports() async {
         await client?.stop()
+        clientBudget.close()
         for budget in lanBudgets { budget.close() }
         for link in lanLinks {
             link.reportCounters()
             await link.driver.stop()
         }
-        for task in tasks { task.cancel() }
-        finish()
-        try? await group.shutdownGracefully()
-        if let failure { throw failure }
     }
 
     // MARK: Setting up
 
-    private func openRooms() throws {
+    private func openRooms() throws(NodeError) {
         guard !configuration.rooms.isEmpty else { throw NodeError("no room to join: give at least one --room") }
-        guard configuration.xmpp != nil || configuration.lan != nil else {
+        guard configuration.xmpp != nil || configuration.lan != nil || hasExtraLinks else {
             throw NodeError("no transport: give an XMPP account (--jid) or use the LAN (--lan)")
         }
         var randomID: String {
@@ -200,7 +224,7 @@ public final class NodeRuntime {
         for name in configuration.rooms {
             var store: RoomStore?
             var operations: [CanvasCore.Operation] = []
-            if let directory = configuration.storeDirectory {
+            if case .folder(let directory) = configuration.storage {
                 do {
                     (store, operations) = try RoomStore.open(directory: URL(fileURLWithPath: directory), room: name)
                 } catch {
@@ -217,7 +241,7 @@ public final class NodeRuntime {
         }
     }
 
-    private func makeClient(_ account: NodeConfiguration.XMPPAccount, group: any EventLoopGroup) throws -> XMPPClient {
+    private func makeClient(_ account: NodeConfiguration.XMPPAccount, group: any EventLoopGroup) throws(NodeError) -> XMPPClient {
         let connection: XMPPConnectionConfiguration
         do {
             connection = try XMPPConnectionConfiguration(jid: account.jid, password: account.password)
@@ -240,7 +264,7 @@ public final class NodeRuntime {
 
     private func startLAN(
         _ settings: NodeConfiguration.LANSettings, replica: RoomReplica, group: any EventLoopGroup
-    ) async throws -> LANRoomLink {
+    ) async throws(NodeError) -> LANRoomLink {
         var cluster = ClusterConfiguration(room: replica.name)
         cluster.beaconInterval = settings.beaconInterval
         var random = SystemRandomNumberGenerator()
@@ -269,7 +293,9 @@ public final class NodeRuntime {
         }
     }
 
-    private func makeRoom(_ name: String, account: NodeConfiguration.XMPPAccount, replica: RoomReplica) throws -> MUCRoom {
+    private func makeRoom(
+        _ name: String, account: NodeConfiguration.XMPPAccount, replica: RoomReplica
+    ) throws(NodeError) -> MUCRoom {
         do {
             return MUCRoom(
                 configuration: try MUCRoomConfiguration(roomJID: name, nickname: account.nickname ?? replica.session.nodeID))
@@ -284,14 +310,12 @@ public final class NodeRuntime {
     private func clientEvent(_ event: XMPPClientEvent) -> NodeError? {
         switch event {
         case .online(let jid, let resumed):
-            emit(NodeEvent("online").with("jid", jid).with("resumed", resumed))
+            emit(.online(jid: jid, resumed: resumed))
             for link in links { link.clientOnline(resumed: resumed) }
         case .stanza(let stanza):
             for link in links where link.offer(stanza) { break }
         case .offline(let error, let delay):
-            var event = NodeEvent("offline").with("error", "\(error)")
-            if let delay { event = event.with("retry_in_s", Double(delay.components.seconds) + Double(delay.components.attoseconds) * 1e-18) }
-            emit(event)
+            emit(.offline(error: "\(error)", retryIn: delay))
             for link in links { link.clientOffline(resumable: delay != nil && error.kind != .streamError) }
             if delay == nil, !(error.kind == .closedByClient) {
                 return NodeError("the XMPP connection failed and cannot be retried: \(error)")
@@ -300,35 +324,13 @@ public final class NodeRuntime {
         return nil
     }
 
-    /// One NDJSON line from standard input: a protocol message (its operations are local)
-    /// or a local action (docs/actions.md).
-    private func local(_ bytes: [UInt8]) {
-        guard bytes.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return }
-        let replica = replicas[configuration.inputRoom]
-        do {
-            let message = try MessageDecoder.decode(bytes)
-            let operations = message.operations
-            if !operations.isEmpty {
-                replica.handle(.local(operations))
-            }
-            return
-        } catch {
-            if LocalAction.isAction(bytes) {
-                do {
-                    replica.handle(.action(try LocalAction.decode(bytes)))
-                    return
-                } catch {
-                    inputError(error)
-                    return
-                }
-            }
-            inputError(error)
+    /// A local edit from the app: applied, made durable and sent; returns the novel
+    /// operations.
+    private func local(_ edit: NodeInput.LocalEdit, in replica: RoomReplica) -> Result<[CanvasCore.Operation], any Error> {
+        switch edit {
+        case .action(let action): replica.local(.action(action))
+        case .operations(let operations): replica.local(.local(operations))
         }
-    }
-
-    private func inputError(_ error: ProtocolError) {
-        logger.error("<stdin>:\(inputLine): error: \(error)")
-        emit(NodeEvent("input_error").with("line", inputLine).with("error", "\(error)"))
     }
 
     private func tick() {
@@ -345,7 +347,7 @@ public final class NodeRuntime {
     // MARK: Outputs
 
     private func emit(_ event: NodeEvent) {
-        writeEvent(event.ndjson)
+        subscribers.publish(event)
     }
 
     private func export(onlyChanged: Bool) {
@@ -360,7 +362,7 @@ public final class NodeRuntime {
                     throw NodeError("cannot rename \(temporary) to \(target): \(String(cString: strerror(errno)))")
                 }
                 replica.markExported()
-                emit(NodeEvent("exported").with("room", replica.name).with("path", target))
+                emit(.exported(room: replica.name, path: target))
             } catch {
                 logger.error("cannot write the SVG", metadata: ["path": "\(target)", "error": "\(error)"])
             }
@@ -386,6 +388,12 @@ public final class NodeRuntime {
                 logger.error("cannot close the store", metadata: ["room": "\(replica.name)", "error": "\(error)"])
             }
         }
-        emit(NodeEvent("stopped"))
+        emit(.stopped)
     }
+}
+
+/// The node's time: a monotonic clock from the node's start, the time base of its sessions.
+struct NodeClock: Sendable {
+    private let origin = ContinuousClock.now
+    var now: Duration { ContinuousClock.now - origin }
 }

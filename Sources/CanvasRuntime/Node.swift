@@ -1,0 +1,259 @@
+public import CanvasCore
+public import CanvasProtocol
+import CanvasSVG
+public import Logging
+public import NIOCore
+import CanvasNode
+import LANCluster
+public import ServiceLifecycle
+import Synchronization
+import XMPP
+
+/// Makes the extra transports of a room (the lifecycle tests' fakes): given the room's
+/// replica and a way to hand its session inputs through the node's loop.
+typealias ExtraLinks = @Sendable (RoomReplica, _ inject: @escaping @Sendable (SessionInput) -> Void) -> [any RoomLink]
+
+/// Why a node could not start, could not do what it was asked, or had to stop.
+public struct NodeError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A Canvas node inside an app: it keeps a replica of each of its rooms, durably (or in
+/// memory), and syncs them over its transports — XMPP rooms, a LAN cluster, or both with
+/// the LAN's gateway relaying (DESIGN.md §5).
+///
+/// Run it as a `Service` in the app's `ServiceGroup` (graceful shutdown drains: the node
+/// waits up to 10 s for its rooms to confirm what it sent, then leaves them and flushes
+/// its stores; cancellation stops it at once), or call `start()` and `stop()`. Draw with
+/// `perform(_:in:)`, observe `events`, read `document(of:)` and `svg(of:)` whenever.
+/// Several nodes can run in one process; a node holds no global state and never touches
+/// signals, standard input or standard output.
+///
+///     let node = Node(configuration: NodeConfiguration(rooms: ["board"]).withLAN(), logger: logger)
+///     try await node.start()
+///     try await node.perform(.draw(points: points, weight: 2, colour: .black, recognize: true), in: "board")
+///     try await node.stop()
+public final class Node: Service, Sendable {
+    /// The node's settings.
+    public let configuration: NodeConfiguration
+    private let logger: Logger
+    private let eventLoopGroup: (any EventLoopGroup)?
+    private let subscribers = EventSubscribers()
+    private let inbox: AsyncStream<NodeInput>.Continuation
+    private let inputs: AsyncStream<NodeInput>
+    private let lifecycle = Mutex(Lifecycle())
+    /// Extra transports attached to every room: the lifecycle tests' fakes.
+    private let extraLinks: ExtraLinks?
+
+    private struct Lifecycle {
+        enum Phase { case idle, running, stopped }
+        var phase = Phase.idle
+        /// A stop was asked for: 1 drains, 2 (or cancellation) stops at once.
+        var stopRequests = 0
+        var started: [CheckedContinuation<Void, any Error>] = []
+        var finished: [CheckedContinuation<Void, any Error>] = []
+        var failure: NodeError?
+        var task: Task<Void, any Error>?
+    }
+
+    /// A node for `configuration`, logging through `logger`, on `eventLoopGroup`'s threads
+    /// (nil: the node makes a one-thread group of its own and shuts it down when it stops).
+    public convenience init(
+        configuration: NodeConfiguration, logger: Logger, eventLoopGroup: (any EventLoopGroup)? = nil
+    ) {
+        self.init(configuration: configuration, logger: logger, eventLoopGroup: eventLoopGroup, extraLinks: nil)
+    }
+
+    init(
+        configuration: NodeConfiguration, logger: Logger, eventLoopGroup: (any EventLoopGroup)?,
+        extraLinks: ExtraLinks?
+    ) {
+        self.configuration = configuration
+        self.logger = logger
+        self.eventLoopGroup = eventLoopGroup
+        self.extraLinks = extraLinks
+        (inputs, inbox) = AsyncStream.makeStream(of: NodeInput.self, bufferingPolicy: .unbounded)
+    }
+
+    // MARK: Lifecycle
+
+    /// Runs the node until a graceful shutdown (of its `ServiceGroup`, or `stop()`), then
+    /// drains and returns; stops at once if its task is cancelled. Throws when the node
+    /// cannot start, or when it cannot go on (every room refused it, the XMPP account
+    /// cannot log in). A node runs once.
+    public func run() async throws {
+        try lifecycle.withLock { state throws(NodeError) in
+            guard state.phase == .idle else { throw NodeError("this node has already run; make a new one") }
+            state.phase = .running
+        }
+        do {
+            try await withTaskCancellationHandler {
+                try await withGracefulShutdownHandler {
+                    try await runLoop()
+                } onGracefulShutdown: {
+                    self.requestStop()
+                }
+            } onCancel: {
+                self.requestStop()
+                self.requestStop()
+            }
+            finish(nil)
+        } catch let error as NodeError {
+            finish(error)
+            throw error
+        }
+    }
+
+    /// Starts the node in a task of its own and returns once its rooms are open and its
+    /// transports started (their rooms are joined in the background). Throws what keeps
+    /// the node from starting.
+    public func start() async throws {
+        try await withCheckedThrowingContinuation { (started: CheckedContinuation<Void, any Error>) in
+            lifecycle.withLock { state in
+                state.started.append(started)
+                state.task = Task { try await self.run() }
+            }
+        }
+    }
+
+    /// Stops the node as a graceful shutdown does (it drains, leaves its rooms and flushes
+    /// its stores) and returns when it has stopped. Throws the error that stopped the node
+    /// before, if one did.
+    public func stop() async throws {
+        let phase = lifecycle.withLock { $0.phase }
+        guard phase != .idle else { return }
+        requestStop()
+        try await withCheckedThrowingContinuation { (finished: CheckedContinuation<Void, any Error>) in
+            let done = lifecycle.withLock { state -> Result<Void, NodeError>? in
+                guard state.phase == .stopped else {
+                    state.finished.append(finished)
+                    return nil
+                }
+                return state.failure.map { .failure($0) } ?? .success(())
+            }
+            if let done { finished.resume(with: done) }
+        }
+    }
+
+    private func requestStop() {
+        lifecycle.withLock { $0.stopRequests += 1 }
+        inbox.yield(.stop)
+    }
+
+    /// How many stops were asked for (the loop reads it before each input, so that a
+    /// backlog of inputs does not delay a stop).
+    var stopRequests: Int { lifecycle.withLock { $0.stopRequests } }
+
+    /// The rooms are open and the transports started.
+    func didStart() {
+        let waiters = lifecycle.withLock { state in
+            defer { state.started = [] }
+            return state.started
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private func finish(_ failure: NodeError?) {
+        subscribers.finish()
+        inbox.finish()
+        refuseWaitingRequests()
+        let (started, finished) = lifecycle.withLock { state in
+            state.phase = .stopped
+            state.failure = failure
+            defer { (state.started, state.finished) = ([], []) }
+            return (state.started, state.finished)
+        }
+        for waiter in started { waiter.resume(throwing: failure ?? NodeError("the node stopped before it started")) }
+        for waiter in finished {
+            if let failure { waiter.resume(throwing: failure) } else { waiter.resume() }
+        }
+    }
+
+    /// Answers the requests still in the loop's queue: the node has stopped.
+    private func refuseWaitingRequests() {
+        Task { [inputs] in
+            for await input in inputs {
+                switch input {
+                case .local(_, _, let reply): reply.resume(throwing: NodeError("the node has stopped"))
+                case .document(_, let reply): reply.resume(throwing: NodeError("the node has stopped"))
+                case .client, .lan, .transport, .tick, .stop: break
+                }
+            }
+        }
+    }
+
+    private func runLoop() async throws(NodeError) {
+        let loop = NodeLoop(
+            configuration: configuration, logger: logger, inputs: inputs, inbox: inbox, node: self,
+            subscribers: subscribers, extraLinks: extraLinks)
+        try await loop.run(eventLoopGroup: eventLoopGroup)
+    }
+
+    // MARK: Drawing and reading
+
+    /// Performs a local action — draw a stroke (with shape recognition if asked), erase
+    /// along a path — in `room`, and returns the operations it made once they are applied,
+    /// durable and on their way to the room (none: nothing changed). Asked before the node
+    /// runs, it waits for it; after it stopped, it throws.
+    @discardableResult
+    public func perform(_ action: LocalAction, in room: String) async throws -> [CanvasCore.Operation] {
+        try await ask(room) { .local(room: $0, .action(action), reply: $1) }
+    }
+
+    /// Applies operations authored here (an app that builds its own strokes, a recorder
+    /// replaying a file) in `room`; returns the novel ones, as they now stand (APPENDs
+    /// with their offsets).
+    @discardableResult
+    public func perform(_ operations: [CanvasCore.Operation], in room: String) async throws -> [CanvasCore.Operation] {
+        try await ask(room) { .local(room: $0, .operations(operations), reply: $1) }
+    }
+
+    /// `room`'s document as it is now.
+    public func document(of room: String) async throws -> Document {
+        try await ask(room) { .document(room: $0, reply: $1) }
+    }
+
+    /// `room`'s drawing as a standalone SVG document.
+    public func svg(of room: String) async throws -> [UInt8] {
+        SVGExporter.export(try await document(of: room))
+    }
+
+    /// The node's events from now on (see `NodeEvents`): read it before `start()` to see
+    /// every event from `started` on.
+    public var events: NodeEvents { subscribers.subscribe() }
+
+    private func ask<Answer: Sendable>(
+        _ room: String, _ input: (Int, CheckedContinuation<Answer, any Error>) -> NodeInput
+    ) async throws -> Answer {
+        guard let index = configuration.rooms.firstIndex(of: room) else {
+            throw NodeError("no room \"\(room)\" on this node (its rooms: \(configuration.rooms.joined(separator: ", ")))")
+        }
+        // Before the node runs, the request waits for it in the loop's queue.
+        return try await withCheckedThrowingContinuation { reply in
+            guard case .enqueued = inbox.yield(input(index, reply)) else {
+                reply.resume(throwing: NodeError("the node has stopped"))
+                return
+            }
+        }
+    }
+}
+
+/// What the node's loop handles, one at a time.
+enum NodeInput: Sendable {
+    case client(XMPPClientEvent)
+    case lan(room: Int, ClusterEvent)
+    /// An input for a room's session from a transport the loop does not know by type (the
+    /// lifecycle tests' fakes).
+    case transport(room: Int, SessionInput)
+    case local(room: Int, LocalEdit, reply: CheckedContinuation<[CanvasCore.Operation], any Error>)
+    case document(room: Int, reply: CheckedContinuation<Document, any Error>)
+    case tick
+    case stop
+
+    /// A local edit asked for through `Node.perform`.
+    enum LocalEdit: Sendable {
+        case action(LocalAction)
+        case operations([CanvasCore.Operation])
+    }
+}
