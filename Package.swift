@@ -112,7 +112,13 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strict),
-        .testTarget(name: "CanvasRuntimeTests", dependencies: ["CanvasRuntime"], swiftSettings: strict),
+        .testTarget(
+            name: "CanvasRuntimeTests",
+            dependencies: [
+                "CanvasRuntime", "CanvasCore", "CanvasNode", "CanvasProtocol", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -39,6 +39,13 @@ def status(pid):
     return figures
 
 
+def cpu_seconds(pid):
+    """User plus system CPU time of a process so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 class LANNode:
     """`canvas join --room ROOM --lan --events` with a store folder or none."""
 

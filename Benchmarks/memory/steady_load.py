@@ -49,7 +49,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lan_node import LANNode, status, supports_memory_flag  # noqa: E402
+from lan_node import LANNode, cpu_seconds, status, supports_memory_flag  # noqa: E402
 
 POINTS_PER_APPEND = 15
 
@@ -169,6 +169,7 @@ def main():
                 states.append((state["points"], state["strokes"]))
                 next_sample += args.interval
             time.sleep(0.05)
+        node_cpu = cpu_seconds(node.pid)
     finally:
         exit_status = node.stop()
 
@@ -196,7 +197,8 @@ def main():
         "rise_mb": round(rise / 2**20, 2), "threshold_mb": args.threshold_mb,
         "rise_from_middle_third_mb": round(rise_from_middle / 2**20, 2),
         "slope_second_half_bytes_per_second": round(slope(second_half)),
-        "applied_events": applied[-1], "backlog_last_sample": backlog[-1], "backlog_max": max(backlog),
+        "node_cpu_seconds": round(node_cpu, 1), "applied_events": applied[-1],
+        "backlog_by_tenth": [backlog[i] for i in range(0, len(backlog), max(1, len(backlog) // 10))], "backlog_last_sample": backlog[-1], "backlog_max": max(backlog),
         "verdict": "GROWS" if grows else "FLAT", "exit_status": exit_status,
         "samples": [[t, round(r / 2**20, 2)] for t, r in samples], "work": work,
     }

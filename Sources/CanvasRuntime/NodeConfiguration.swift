@@ -63,6 +63,11 @@ public struct NodeConfiguration: Sendable {
     public var exportPath: String?
     /// How often the SVG is rewritten when the room changed.
     public var exportInterval: Duration = .seconds(5)
+    /// How long a graceful stop waits for the rooms to confirm what was sent (an XMPP room
+    /// reflects each message) before leaving them; what is still unconfirmed then stays in
+    /// the store and goes out after the next start.
+    public var drainLimit: Duration = .seconds(10)
+
     /// A node of `rooms`, keeping its replicas in `storage`; add a transport (`xmpp`,
     /// `lan`, or both).
     public init(rooms: [String], storage: Storage) {

@@ -53,8 +53,6 @@ final class NodeLoop {
     /// in the loop's queue.
     static let transportInputsQueued = 256
 
-    /// How long a stop waits for the rooms to confirm the messages in flight.
-    static let drainLimit: Duration = .seconds(10)
 
     init(
         configuration: NodeConfiguration, logger: Logger, inputs: AsyncStream<NodeInput>,
@@ -153,8 +151,8 @@ final class NodeLoop {
             if stops == 1, draining == nil {
                 // What was sent but not yet confirmed by the room may still be on its way to
                 // the room's archive: give it a moment (a second request stops at once).
-                logger.notice("stopping once the rooms confirm what was sent (at most \(Self.drainLimit))")
-                draining = clock.now + Self.drainLimit
+                logger.notice("stopping once the rooms confirm what was sent (at most \(configuration.drainLimit))")
+                draining = clock.now + configuration.drainLimit
             }
             switch input {
             case .client(let event):
