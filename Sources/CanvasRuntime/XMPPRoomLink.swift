@@ -186,13 +186,6 @@ final class XMPPRoomLink: RoomTransport {
 
     /// Offers a stanza of the session; returns whether it was about this room.
     func offer(_ stanza: XMLElement) -> Bool {
-        // Private messages through the room come from the room's JID too: look for them first.
-        if let (nickname, body) = privateMessage(stanza) {
-            if transportUp && isActive {
-                replica.handle(.received(Array(body.utf8), from: PeerID(nickname), via: Self.transportID))
-            }
-            return true
-        }
         if room.isAbout(stanza) {
             perform(room.handle(stanza))
             return true
@@ -323,17 +316,8 @@ final class XMPPRoomLink: RoomTransport {
             }
             if let id { awaitingReflection[stanzaID] = (id, body, kind) }
         case .peer(let peer):
-            stanza = XMLElement(
-                name: "message", namespace: XMPPNamespace.client,
-                attributes: [
-                    XMLAttribute(name: "type", value: "chat"), XMLAttribute(name: "id", value: stanzaID),
-                    XMLAttribute(name: "to", value: "\(roomJID)/\(peer.rawValue)"),
-                ],
-                children: [
-                    .element(XMLElement(name: "body", namespace: XMPPNamespace.client, children: [.text(body)])),
-                    .element(XMLElement(name: "x", namespace: Self.mucUserNamespace)),
-                    .element(XMLElement(name: "no-store", namespace: Self.hintsNamespace)),
-                ])
+            stanza = room.privateMessage(body: body, to: peer.rawValue, stanzaID: stanzaID)
+            stanza.children.append(.element(XMLElement(name: "no-store", namespace: Self.hintsNamespace)))
         }
         client.send(stanza)
     }
@@ -371,6 +355,9 @@ final class XMPPRoomLink: RoomTransport {
             emit(NodeEvent("nickname").with("room", replica.name).with("from", old).with("to", new))
         case .message(let message):
             received(message)
+        case .privateMessage(let nickname, let body):
+            guard transportUp, isActive else { return }
+            replica.handle(.received(Array(body.utf8), from: PeerID(nickname), via: Self.transportID))
         case .archivePosition(let position):
             archivePosition = position
         case .catchUpFinished(let messages, let usedArchive):
@@ -499,16 +486,6 @@ final class XMPPRoomLink: RoomTransport {
     // MARK: Helpers
 
     static let hintsNamespace = "urn:xmpp:hints"
-    static let mucUserNamespace = "http://jabber.org/protocol/muc#user"
-
-    /// `room@service/nick` private messages with a body.
-    private func privateMessage(_ stanza: XMLElement) -> (String, String)? {
-        guard stanza.name == "message", stanza.attribute("type") == "chat", let from = stanza.attribute("from"),
-            let slash = from.firstIndex(of: "/"), from[..<slash].lowercased() == roomJID.lowercased(),
-            let body = stanza.child(named: "body")?.text
-        else { return nil }
-        return (String(from[from.index(after: slash)...]), body)
-    }
 }
 
 /// A protocol message on its way to the room: its body, what it carries, the session's
