@@ -109,7 +109,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strict),
-        .testTarget(name: "CanvasRuntimeTests", dependencies: ["CanvasRuntime"], swiftSettings: strict),
+        .testTarget(
+            name: "CanvasRuntimeTests", dependencies: ["CanvasRuntime", "CanvasCore", "CanvasNode", "XMPP"],
+            swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )
