@@ -115,7 +115,8 @@ let package = Package(
         .testTarget(
             name: "CanvasRuntimeTests",
             dependencies: [
-                "CanvasRuntime", "CanvasCore", "CanvasNode", "CanvasProtocol", .product(name: "Logging", package: "swift-log"),
+                "CanvasRuntime", "CanvasCore", "CanvasNode", "CanvasProtocol", "XMPP",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),

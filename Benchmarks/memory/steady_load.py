@@ -52,15 +52,17 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lan_node import LANNode, cpu_seconds, status, supports_memory_flag  # noqa: E402
 
 POINTS_PER_APPEND = 15
+ERASER_STROKES = 20
 
 
-def warm_up_strokes(strokes, points, seed=7):
-    """The warm-up strokes: (identifier, point count, [NDJSON lines with their points])."""
+def warm_up_strokes(strokes, points, prefix="steady", left=100, seed=7):
+    """Strokes in the square [left, left + 1800]²: (identifier, point count, points,
+    [(NDJSON line, points it adds)])."""
     rng = random.Random(seed)
     result = []
     for index in range(strokes):
-        identifier = f"steady-{index}"
-        x, y = rng.uniform(100, 1900), rng.uniform(100, 1900)
+        identifier = f"{prefix}-{index}"
+        x, y = rng.uniform(left, left + 1800), rng.uniform(100, 1900)
         walk = []
         for _ in range(points):
             walk.append([round(x, 2), round(y, 2)])
@@ -79,8 +81,9 @@ def warm_up_strokes(strokes, points, seed=7):
 class Load:
     """Produces the steady load's lines, each kind at its own rate."""
 
-    def __init__(self, strokes, duplicate_points, deletes, erase_actions):
+    def __init__(self, strokes, erased, duplicate_points, deletes, erase_actions):
         self.strokes = strokes
+        self.erased = erased
         self.duplicates = [line for _, _, _, lines in strokes for line in lines]
         self.rates = {"duplicate_points": duplicate_points, "deletes": deletes, "erase_actions": erase_actions}
         self.done = {kind: 0 for kind in self.rates}
@@ -103,7 +106,7 @@ class Load:
                          f'"end_offset":{self.erased_to[stroke]}}}')
             self.done["deletes"] += 1
         while self.done["erase_actions"] < self.rates["erase_actions"] * elapsed:
-            _, _, walk, _ = self.strokes[self.done["erase_actions"] % len(self.strokes)]
+            _, _, walk, _ = self.erased[self.done["erase_actions"] % len(self.erased)]
             middle = walk[len(walk) // 2]
             lines.append(json.dumps({"action": "erase", "points": [middle, [middle[0] + 3, middle[1] + 3]],
                                      "radius": 6}, separators=(",", ":")))
@@ -146,10 +149,16 @@ def main():
     samples, states, applied = [], [], []
     try:
         strokes = warm_up_strokes(args.strokes, args.stroke_points)
-        total = args.strokes * args.stroke_points
-        node.write(("\n".join(line for _, _, _, lines in strokes for line, _ in lines) + "\n").encode())
+        # The eraser's strokes lie apart from the others (the DELETEs' strokes) and are
+        # removed whole at once, so that the eraser finds nothing to erase and the DELETEs
+        # find nothing erased ahead of them: every DELETE is then novel.
+        erased = warm_up_strokes(ERASER_STROKES, args.stroke_points, prefix="erased", left=3000, seed=8)
+        warm_up = [line for _, _, _, lines in strokes + erased for line, _ in lines]
+        warm_up += [f'{{"type":"REMOVE_STROKE","identifier":"{identifier}"}}' for identifier, _, _, _ in erased]
+        total = (args.strokes + ERASER_STROKES) * args.stroke_points
+        node.write(("\n".join(warm_up) + "\n").encode())
         node.wait_for_points(total, 120)
-        load = Load(strokes, args.duplicate_points, args.deletes, args.erase_actions)
+        load = Load(strokes, erased, args.duplicate_points, args.deletes, args.erase_actions)
         began = time.monotonic()
         next_sample = began
         while True:
@@ -174,9 +183,8 @@ def main():
         exit_status = node.stop()
 
     # Every warm-up line and every DELETE yields one `applied` event once the node has
-    # read it (a few eraser actions early on too): what is missing is still queued.
-    warm_up_lines = sum(len(lines) for _, _, _, lines in strokes)
-    backlog = [max(0, warm_up_lines + min(load.done["deletes"], round(args.deletes * t)) - a)
+    # read it, nothing else does: what is missing is still queued in the node.
+    backlog = [max(0, len(warm_up) + min(load.done["deletes"], round(args.deletes * t)) - a)
                for (t, _), a in zip(samples, applied)]
     third = len(samples) // 3
     first, middle, last = samples[:third], samples[third:2 * third], samples[2 * third:]

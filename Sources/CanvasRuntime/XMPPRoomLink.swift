@@ -1,523 +1,157 @@
 import CanvasCore
 import CanvasNode
-import CanvasProtocol
 import Logging
 import XMPP
 
-/// A room's XMPP transport: the `MUCRoom` occupancy of one multi-user chat room on a
-/// shared `XMPPClient`, turned into session inputs, and the session's sends turned into
-/// groupchat messages (DESIGN.md §5).
+/// A room's XMPP transport (DESIGN.md §5): the thin shell around an
+/// `XMPPRoomLinkStateMachine`. It feeds the machine the client's events, the room's
+/// stanzas, the session's sends and the node's ticks, with the node's time and what the
+/// client and the session know now, and carries out the actions the machine returns:
+/// stanzas to the client, inputs to the replica, notes to the store, events and logs.
 ///
-/// - Each protocol message is the `<body>` of one message: to the room (`groupchat`), or,
-///   for a message meant for one member that speaks sync, to that occupant (a private
-///   message through the room, never archived). A member that has never sent a sync
-///   message may be a peer of the original protocol, which reads only groupchat: messages
-///   meant for it go to the room, unarchived.
-/// - A send that carries local operations is accepted when the room reflects it back
-///   (matched by the stanza id we set): then it is in the room's archive as well.
-/// - Sync messages carry a `no-store` hint (XEP-0334): the archive keeps operations only.
-/// - Messages from the archive or the room's history feed the session as operations only:
-///   their sync messages are stale.
+/// Not `Sendable`: it lives on the node's run loop.
 final class XMPPRoomLink: RoomTransport {
-    static let transportID = TransportID("xmpp")
-    /// The largest protocol message sent in one body: well under Prosody's default stanza
-    /// limit of 256 KiB, escaping and the stanza's own markup included.
-    static let maxMessageBytes = 64 * 1024
-    /// The store note that keeps the archive position.
-    static let archiveNote = "xmpp-archive-position"
-    /// The store note that keeps local operations the room has not confirmed yet (NDJSON),
-    /// so that a restarted node still gets them into the room and its archive.
-    static let unconfirmedNote = "xmpp-unconfirmed"
-
-    private(set) var room: MUCRoom
+    private var machine: XMPPRoomLinkStateMachine
     let replica: RoomReplica
     private let client: XMPPClient
     private let clock: NodeClock
     private let logger: Logger
     private let emit: (NodeEvent) -> Void
-    /// Sends waiting for their reflection, by stanza id.
-    private var awaitingReflection: [String: (id: SendID, body: String, kind: MessageKind)] = [:]
-    private var sentCounter: UInt64 = 0
-    private var transportUp = false
-    private var archivePosition: String?
-    private var storedArchivePosition: String?
-    private var storedUnconfirmed: [CanvasCore.Operation] = []
-    private var unconfirmedSavedAt: Duration = .zero
-    /// When to try joining again after a kick or a lost self-ping.
-    private var rejoinAt: Duration?
-    /// While catching up after a join: when to give up waiting for it.
-    private var catchUpDeadline: Duration?
-    /// Join attempts refused for a reason that may pass, since the last successful join.
-    private var joinAttempts = 0
-    /// When to ping ourselves in the room next (XEP-0410), and the ping waiting for its answer.
-    private var nextSelfPing: Duration?
-    private var selfPingSentAt: Duration?
-    /// Messages the room refused for its rate limits, sent again after a pause.
-    private var throttled: [OutgoingMessage] = []
-    private var throttledUntil: Duration?
-    /// Messages sent while the connection was down, for a resumed session.
-    private var heldWhileOffline: [OutgoingMessage] = []
-    /// Our messages to the room not reflected yet, by stanza id, with when they were sent.
-    private var unreflected: [String: Duration] = [:]
-    /// Messages to the room waiting for `unreflected` to shrink below `reflectionWindow`.
-    private var waitingForWindow: [OutgoingMessage] = []
-    /// The room refused us for good (banned, bad password …): no more attempts.
-    private(set) var failedPermanently = false
 
-    /// At most this many of our messages to the room travel unreflected; the others wait
-    /// here, not in the connection's buffer, so that a flood does not put the room's pace
-    /// behind our control stanzas (a self-ping stuck behind 25,000 messages timed out and
-    /// took the node out of the room).
-    static let reflectionWindow = 64
-    /// A message whose reflection has not come after this long no longer holds its place.
-    static let reflectionTimeout: Duration = .seconds(30)
-    static let selfPingInterval: Duration = .seconds(60)
-    static let selfPingTimeout: Duration = .seconds(30)
-    static let rejoinDelay: Duration = .seconds(2)
-    /// How long the session waits for the archive catch-up before syncing anyway.
-    static let catchUpLimit: Duration = .seconds(30)
-
+    /// A link for `room` between `client` and `replica`, restoring what the replica's store
+    /// noted: the archive position, and local operations the room had not confirmed (they
+    /// go out again after the first join).
     init(
         room: MUCRoom, replica: RoomReplica, client: XMPPClient, clock: NodeClock, logger: Logger,
         emit: @escaping (NodeEvent) -> Void
     ) {
-        self.room = room
         self.replica = replica
         self.client = client
         self.clock = clock
         self.logger = logger
         self.emit = emit
+        let roomMetadata: Logger.Metadata = ["room": "\(room.configuration.roomJID)"]
+        var archivePosition: String?
         do {
-            archivePosition = try replica.store?.note(named: Self.archiveNote)
+            archivePosition = try replica.store?.note(named: XMPPRoomLinkNote.archivePositionName)
         } catch {
-            logger.error("cannot read the archive position; catching up from the start", metadata: ["error": "\(error)"])
+            logger.error(
+                "cannot read the archive position; catching up from the start",
+                metadata: roomMetadata.merging(["error": "\(error)"]) { $1 })
         }
-        storedArchivePosition = archivePosition
-        replica.attach(self, as: Self.transportID)
-        restoreUnconfirmed()
-    }
-
-    /// Local operations sent before a restart that the room never confirmed go out again
-    /// after the first join.
-    private func restoreUnconfirmed() {
-        let text: String?
+        var unconfirmed: [CanvasCore.Operation] = []
         do {
-            text = try replica.store?.note(named: Self.unconfirmedNote)
-        } catch {
-            logger.error("cannot read the unconfirmed operations", metadata: ["room": "\(roomJID)", "error": "\(error)"])
-            return
-        }
-        guard let text else { return }
-        var operations: [CanvasCore.Operation] = []
-        for line in text.split(separator: "\n") {
-            do {
-                operations += try MessageDecoder.decode(Array(line.utf8)).operations
-            } catch {
-                logger.error("skipping a damaged unconfirmed operation", metadata: ["room": "\(roomJID)", "error": "\(error)"])
+            if let text = try replica.store?.note(named: XMPPRoomLinkNote.unconfirmedName) {
+                let restored = XMPPRoomLinkNote.unconfirmedOperations(in: text)
+                for error in restored.damaged {
+                    logger.error(
+                        "skipping a damaged unconfirmed operation", metadata: roomMetadata.merging(["error": "\(error)"]) { $1 })
+                }
+                unconfirmed = restored.operations
+                replica.restoreUnaccepted(unconfirmed, on: XMPPRoomLinkStateMachine.transportID)
+                logger.info(
+                    "restored operations the room had not confirmed",
+                    metadata: roomMetadata.merging(["count": "\(unconfirmed.count)"]) { $1 })
             }
-        }
-        storedUnconfirmed = operations
-        replica.restoreUnaccepted(operations, on: Self.transportID)
-        logger.info("restored operations the room had not confirmed", metadata: ["room": "\(roomJID)", "count": "\(operations.count)"])
-    }
-
-    /// Keeps the note of unconfirmed local operations current (at most once a second).
-    private func saveUnconfirmedIfChanged(force: Bool = false) {
-        guard let store = replica.store, force || clock.now - unconfirmedSavedAt >= .seconds(1) else { return }
-        unconfirmedSavedAt = clock.now
-        let unconfirmed = replica.session.unacceptedOperations(on: Self.transportID)
-        guard unconfirmed != storedUnconfirmed else { return }
-        var text: [UInt8] = []
-        for operation in unconfirmed {
-            text += MessageEncoder.encode(operation)
-            text.append(UInt8(ascii: "\n"))
-        }
-        do {
-            try store.setNote(named: Self.unconfirmedNote, to: String(decoding: text, as: UTF8.self))
-            storedUnconfirmed = unconfirmed
         } catch {
-            logger.error("cannot store the unconfirmed operations", metadata: ["room": "\(roomJID)", "error": "\(error)"])
+            logger.error("cannot read the unconfirmed operations", metadata: roomMetadata.merging(["error": "\(error)"]) { $1 })
         }
+        machine = XMPPRoomLinkStateMachine(
+            room: room, roomName: replica.name, nodeID: replica.session.nodeID, archivePosition: archivePosition,
+            storedUnconfirmed: unconfirmed, keepsNotes: replica.store != nil)
+        replica.attach(self, as: XMPPRoomLinkStateMachine.transportID)
     }
 
-    var roomJID: String { room.configuration.roomJID }
+    /// The room's bare JID.
+    var roomJID: String { machine.roomJID }
 
-    /// Whether nothing is waiting for the room's confirmation (or it cannot come: the room or
-    /// the connection is gone). Just after a join, while the link catches up with the room,
-    /// local operations the room has not confirmed are still to be sent: not settled.
-    var isSettled: Bool {
-        guard client.isOnline, !failedPermanently else { return true }
-        guard transportUp else {
-            return !(room.isJoined && catchUpDeadline != nil
-                && !replica.session.unacceptedOperations(on: Self.transportID).isEmpty)
-        }
-        return awaitingReflection.isEmpty && throttled.isEmpty && waitingForWindow.isEmpty
-    }
+    /// Whether nothing is waiting for the room's confirmation (or it cannot come).
+    var isSettled: Bool { machine.isSettled(facts) }
 
-    // MARK: The client
+    /// Whether the room is joined: what the LAN cluster's election needs to know.
+    var isInRoom: Bool { machine.isInRoom(facts) }
 
-    /// The session is ready: join the room (again) unless the session was resumed, in
-    /// which case what was held while offline goes out now.
+    /// The room refused us for good (banned, bad password …): no more attempts.
+    var failedPermanently: Bool { machine.failedPermanently }
+
+    /// Whether this link relays between the room and the session.
+    var isActive: Bool { machine.isActive }
+
+    /// The session is ready: join the room, or (resumed) send what was held.
     func clientOnline(resumed: Bool) {
-        guard !failedPermanently else { return }
-        if resumed && room.isJoined {
-            let waiting = heldWhileOffline
-            heldWhileOffline = []
-            for message in waiting {
-                send(message)
-            }
-            return
-        }
-        // A fresh session: the old room presence is gone (even if the connection was hoped
-        // to resume). The session learns the room went down, and resends its unaccepted
-        // operations when the join brings it up again.
-        room.connectionLost()
-        goDown()
-        perform(room.join(archivePosition: archivePosition))
+        perform(machine.clientOnline(resumed: resumed, now: clock.now, facts: facts))
     }
 
-    /// The connection is gone. A session that may be resumed keeps the room: sends wait
-    /// for it. Otherwise the room is lost until the next join.
+    /// The connection is gone; `resumable`: the session may be resumed.
     func clientOffline(resumable: Bool) {
-        if resumable { return }
-        room.connectionLost()
-        goDown()
+        perform(machine.clientOffline(resumable: resumable))
     }
 
     /// Offers a stanza of the session; returns whether it was about this room.
     func offer(_ stanza: XMLElement) -> Bool {
-        // Private messages through the room come from the room's JID too: look for them first.
-        if let (nickname, body) = privateMessage(stanza) {
-            if transportUp && isActive {
-                replica.handle(.received(Array(body.utf8), from: PeerID(nickname), via: Self.transportID))
-            }
-            return true
-        }
-        if room.isAbout(stanza) {
-            perform(room.handle(stanza))
-            return true
-        }
-        return false
+        guard machine.room.isAbout(stanza) else { return false }
+        perform(machine.receive(stanza, now: clock.now, facts: facts))
+        return true
     }
 
-    /// Whether this link relays between the room and the session. A LAN node that is not
-    /// the cluster's gateway stays in the room, passive: ready to take over at once.
-    private(set) var isActive = true
-
-    /// Makes the link active (the cluster elected this node) or passive.
+    /// Makes the link active (the cluster elected this node) or passive: a LAN node that is
+    /// not the cluster's gateway stays in the room, ready to take over at once.
     func setActive(_ active: Bool) {
-        guard active != isActive else { return }
-        isActive = active
-        logger.info(active ? "relaying between the LAN and the room" : "passive in the room", metadata: ["room": "\(roomJID)"])
-        emit(.xmppRelay(room: replica.name, active: active))
-        if active {
-            if catchUpDeadline == nil { bringUp() }
-        } else if transportUp {
-            transportUp = false
-            replica.handle(.transportDown(Self.transportID))
-        }
+        perform(machine.setActive(active))
     }
 
-    /// Whether the room is joined: what the LAN cluster's election needs to know.
-    var isInRoom: Bool { room.isJoined && client.isOnline }
-
-    /// Tells the session the room is there, with its occupants (once per join).
-    private func bringUp() {
-        catchUpDeadline = nil
-        guard !transportUp, room.isJoined, isActive else { return }
-        transportUp = true
-        let members = Set(room.occupants.keys.filter { $0 != room.nickname }.map { PeerID($0) })
-        replica.handle(.transportUp(Self.transportID, maxMessageBytes: Self.maxMessageBytes, members: members))
-    }
-
-    /// Timers: rejoin, self-ping, throttled sends.
+    /// Timers: rejoin, self-ping, catch-up, throttled sends, the store's notes.
     func tick() {
-        let now = clock.now
-        if !isActive {
-            // The gateway carries this node's strokes to the room.
-            replica.discardUnaccepted(on: Self.transportID)
-        }
-        if let deadline = catchUpDeadline, now >= deadline {
-            logger.warning("catching up with the room takes too long; syncing with the occupants meanwhile", metadata: ["room": "\(roomJID)"])
-            bringUp()
-        }
-        if let rejoinAt, now >= rejoinAt, client.isOnline {
-            self.rejoinAt = nil
-            perform(room.join(archivePosition: archivePosition))
-        }
-        if room.isJoined {
-            if let sent = selfPingSentAt, now - sent >= Self.selfPingTimeout {
-                selfPingSentAt = nil
-                perform(room.selfPingTimedOut())
-            } else if selfPingSentAt == nil, let due = nextSelfPing, now >= due {
-                sentCounter += 1
-                selfPingSentAt = now
-                nextSelfPing = now + Self.selfPingInterval
-                client.send(room.selfPing(id: "self-ping-\(sentCounter)"))
-            }
-        }
-        if let until = throttledUntil, now >= until {
-            throttledUntil = nil
-            let waiting = throttled
-            throttled = []
-            for message in waiting {
-                send(message)
-            }
-        }
-        let lost = unreflected.filter { now - $0.value >= Self.reflectionTimeout }.keys
-        for stanzaID in lost { unreflected[stanzaID] = nil }
-        sendWaitingForWindow()
-        savePositionIfChanged()
-        saveUnconfirmedIfChanged()
+        perform(machine.tick(now: clock.now, facts: facts))
     }
 
     /// Leaves the room (on shutdown).
     func leave() {
-        if room.isJoined {
-            perform(room.leave())
-        }
-        savePositionIfChanged()
-        saveUnconfirmedIfChanged(force: true)
+        perform(machine.leave(now: clock.now, facts: facts))
     }
 
     // MARK: RoomTransport
 
     /// The room confirms a message by reflecting it: accepted later.
     func send(_ bytes: [UInt8], kind: MessageKind, to destination: Destination, id: SendID?) -> SendOutcome {
-        send(OutgoingMessage(body: String(decoding: bytes, as: UTF8.self), kind: kind, id: id, destination: destination))
+        let message = OutgoingMessage(body: String(decoding: bytes, as: UTF8.self), kind: kind, id: id, destination: destination)
+        perform(machine.send(message, now: clock.now, facts: facts))
         return .pending
     }
 
-    /// Sends `body`; `inTurn`: it comes from `waitingForWindow`, whose first it was.
-    private func send(_ message: OutgoingMessage, inTurn: Bool = false) {
-        let (body, kind, id, destination) = (message.body, message.kind, message.id, message.destination)
-        guard room.isJoined else { return }  // the session resends local operations on the next transportUp
-        if !client.isOnline {
-            heldWhileOffline.append(message)
-            return
-        }
-        if throttledUntil != nil {
-            throttled.append(message)
-            return
-        }
-        var toRoom = destination
-        if case .peer(let peer) = destination, !replica.session.speaksSync(peer, on: Self.transportID) {
-            toRoom = .room
-        }
-        // What goes to the room comes back: it waits its turn in the window.
-        if toRoom == .room, (!inTurn && !waitingForWindow.isEmpty) || unreflected.count >= Self.reflectionWindow {
-            waitingForWindow.append(message)
-            return
-        }
-        sentCounter += 1
-        let stanzaID = "\(replica.session.nodeID)-\(sentCounter)"
-        var stanza: XMLElement
-        switch toRoom {
-        case .room:
-            // The whole room: everything meant for the room, and what is meant for a member
-            // that has never spoken sync (peers of the original protocol read only
-            // groupchat). Sync messages and repairs are not archived: the archive keeps the
-            // room's own operations, once.
-            stanza = room.message(body: body, stanzaID: stanzaID)
-            unreflected[stanzaID] = clock.now
-            if kind == .sync || destination != .room {
-                stanza.children.append(.element(XMLElement(name: "no-store", namespace: Self.hintsNamespace)))
-            }
-            if let id { awaitingReflection[stanzaID] = (id, body, kind) }
-        case .peer(let peer):
-            stanza = XMLElement(
-                name: "message", namespace: XMPPNamespace.client,
-                attributes: [
-                    XMLAttribute(name: "type", value: "chat"), XMLAttribute(name: "id", value: stanzaID),
-                    XMLAttribute(name: "to", value: "\(roomJID)/\(peer.rawValue)"),
-                ],
-                children: [
-                    .element(XMLElement(name: "body", namespace: XMPPNamespace.client, children: [.text(body)])),
-                    .element(XMLElement(name: "x", namespace: Self.mucUserNamespace)),
-                    .element(XMLElement(name: "no-store", namespace: Self.hintsNamespace)),
-                ])
-        }
-        client.send(stanza)
+    // MARK: Actions
+
+    /// What the client and the session know now.
+    private var facts: XMPPRoomLinkStateMachine.Facts {
+        let replica = replica
+        return XMPPRoomLinkStateMachine.Facts(
+            isOnline: client.isOnline,
+            speaksSync: { replica.session.speaksSync($0, on: XMPPRoomLinkStateMachine.transportID) },
+            unacceptedOperations: { replica.session.unacceptedOperations(on: XMPPRoomLinkStateMachine.transportID) })
     }
 
-    // MARK: Room events
-
-    private func perform(_ events: [MUCEvent]) {
-        for event in events {
-            handle(event)
-        }
-    }
-
-    private func handle(_ event: MUCEvent) {
-        switch event {
-        case .send(let stanza):
-            client.send(stanza)
-        case .joined(let nickname, let occupants):
-            logger.info("joined the room", metadata: ["room": "\(roomJID)", "nick": "\(nickname)", "occupants": "\(occupants.count)"])
-            emit(.joined(room: replica.name, nick: nickname, occupants: occupants.map(\.nickname).sorted()))
-            joinAttempts = 0
-            awaitingReflection = [:]
-            nextSelfPing = clock.now + Self.selfPingInterval
-            selfPingSentAt = nil
-            // The session hears of the room once the archive (or history) is read: catching
-            // up is cheaper than anti-entropy, which then repairs only what the archive lacks.
-            catchUpDeadline = clock.now + Self.catchUpLimit
-        case .occupantJoined(let occupant):
-            guard transportUp, occupant.nickname != room.nickname else { return }
-            replica.handle(.memberJoined(PeerID(occupant.nickname), via: Self.transportID))
-        case .occupantLeft(let occupant, _):
-            guard transportUp else { return }
-            replica.handle(.memberLeft(PeerID(occupant.nickname), via: Self.transportID))
-        case .nicknameChanged(let old, let new):
-            logger.notice("our nickname in the room changed", metadata: ["room": "\(roomJID)", "from": "\(old)", "to": "\(new)"])
-            emit(.nickname(room: replica.name, from: old, to: new))
-        case .message(let message):
-            received(message)
-        case .archivePosition(let position):
-            archivePosition = position
-        case .catchUpFinished(let messages, let usedArchive):
-            logger.info("caught up with the room", metadata: ["room": "\(roomJID)", "messages": "\(messages)", "archive": "\(usedArchive)"])
-            emit(.caughtUp(room: replica.name, messages: messages, archive: usedArchive))
-            savePositionIfChanged()
-            bringUp()
-        case .left(let reason):
-            if reason == .voluntary {
-                logger.info("left the room", metadata: ["room": "\(roomJID)"])
-            } else {
-                logger.warning("out of the room", metadata: ["room": "\(roomJID)", "reason": "\(reason)"])
-            }
-            emit(.left(room: replica.name, reason: "\(reason)", rejoin: reason.mayRejoin))
-            goDown()
-            if reason.mayRejoin {
-                rejoinAt = clock.now + Self.rejoinDelay
-            } else {
-                failedPermanently = true
-            }
-        case .failed(let error):
-            goDown()
-            if error.kind.mayRetry {
-                joinAttempts += 1
-                let delay = Self.rejoinDelay * min(1 << min(joinAttempts - 1, 4), 16)
-                logger.notice(
-                    "cannot join the room yet; trying again", metadata: ["room": "\(roomJID)", "error": "\(error)", "in": "\(delay)"])
-                emit(.joinRetry(room: replica.name, error: "\(error)"))
-                rejoinAt = clock.now + delay
-            } else {
-                logger.error("cannot join the room", metadata: ["room": "\(roomJID)", "error": "\(error)"])
-                emit(.error(room: replica.name, message: "\(error)"))
-                failedPermanently = true
-            }
-        case .messageRejected(let stanzaID, let condition, let text):
-            rejected(stanzaID: stanzaID, condition: condition, text: text)
-        }
-    }
-
-    private func received(_ message: MUCMessage) {
-        guard isActive else { return }  // the gateway relays; the LAN brings it here
-        if message.isOwn, message.source == .live {
-            if let stanzaID = message.stanzaID {
-                if let sent = awaitingReflection.removeValue(forKey: stanzaID) {
-                    replica.handle(.accepted(sent.id, via: Self.transportID))
+    private func perform(_ actions: [XMPPRoomLinkStateMachine.Action]) {
+        for action in actions {
+            switch action {
+            case .send(let stanza):
+                client.send(stanza)
+            case .session(let input):
+                replica.handle(input)
+            case .discardUnacceptedOperations:
+                replica.discardUnaccepted(on: XMPPRoomLinkStateMachine.transportID)
+            case .storeNote(let note):
+                guard let store = replica.store else { continue }
+                do {
+                    try store.setNote(named: note.name, to: note.text)
+                } catch {
+                    logger.error("cannot store \(note.subject)", metadata: ["room": "\(roomJID)", "error": "\(error)"])
+                    machine.noteNotStored(note)
                 }
-                reflected(stanzaID)
+            case .event(let event):
+                emit(event)
+            case .log(let level, let message, let metadata):
+                logger.log(level: level, message, metadata: metadata.merging(["room": "\(roomJID)"]) { $1 })
             }
-            return
-        }
-        let nickname = message.fromNickname ?? ""
-        let bytes = Array(message.body.utf8)
-        guard message.source == .live, transportUp else {
-            // The archive, the history, or the room before the session knows it: operations only.
-            replica.handle(.recorded(bytes, from: PeerID(nickname), via: Self.transportID))
-            return
-        }
-        replica.handle(.received(bytes, from: PeerID(nickname), via: Self.transportID))
-    }
-
-    /// The room reflected (or refused) our message `stanzaID`: its place in the window is free.
-    private func reflected(_ stanzaID: String) {
-        guard unreflected.removeValue(forKey: stanzaID) != nil else { return }
-        sendWaitingForWindow()
-    }
-
-    /// Sends what waits for the window, oldest first, while there is room.
-    private func sendWaitingForWindow() {
-        while !waitingForWindow.isEmpty, unreflected.count < Self.reflectionWindow, throttledUntil == nil,
-            client.isOnline, room.isJoined
-        {
-            let message = waitingForWindow.removeFirst()
-            send(message, inTurn: true)
         }
     }
-
-    private func rejected(stanzaID: String?, condition: String, text: String?) {
-        if let stanzaID { unreflected[stanzaID] = nil }
-        let refused = stanzaID.flatMap { awaitingReflection.removeValue(forKey: $0) }
-        logger.notice(
-            "the room refused a message",
-            metadata: ["room": "\(roomJID)", "condition": "\(condition)", "text": "\(text ?? "")"])
-        switch condition {
-        case "resource-constraint", "policy-violation", "service-unavailable":
-            // Rate limits: pause, then send refused local operations again (others are
-            // repaired by anti-entropy).
-            throttledUntil = clock.now + .seconds(1)
-            if let refused { throttled.append(OutgoingMessage(body: refused.body, kind: refused.kind, id: refused.id, destination: .room)) }
-        case "not-acceptable", "forbidden":
-            // We are not (or no longer) an occupant: rejoin; the session resends local
-            // operations that were not accepted.
-            goDown()
-            room.connectionLost()
-            rejoinAt = clock.now + Self.rejoinDelay
-        default:
-            break
-        }
-    }
-
-    private func goDown() {
-        if transportUp {
-            transportUp = false
-            replica.handle(.transportDown(Self.transportID))
-        }
-        awaitingReflection = [:]
-        throttled = []
-        heldWhileOffline = []
-        unreflected = [:]
-        waitingForWindow = []
-        throttledUntil = nil
-        catchUpDeadline = nil
-        selfPingSentAt = nil
-        nextSelfPing = nil
-    }
-
-    private func savePositionIfChanged() {
-        guard let position = archivePosition, position != storedArchivePosition, let store = replica.store else { return }
-        do {
-            try store.setNote(named: Self.archiveNote, to: position)
-            storedArchivePosition = position
-        } catch {
-            logger.error("cannot store the archive position", metadata: ["room": "\(roomJID)", "error": "\(error)"])
-        }
-    }
-
-    // MARK: Helpers
-
-    static let hintsNamespace = "urn:xmpp:hints"
-    static let mucUserNamespace = "http://jabber.org/protocol/muc#user"
-
-    /// `room@service/nick` private messages with a body.
-    private func privateMessage(_ stanza: XMLElement) -> (String, String)? {
-        guard stanza.name == "message", stanza.attribute("type") == "chat", let from = stanza.attribute("from"),
-            let slash = from.firstIndex(of: "/"), from[..<slash].lowercased() == roomJID.lowercased(),
-            let body = stanza.child(named: "body")?.text
-        else { return nil }
-        return (String(from[from.index(after: slash)...]), body)
-    }
-}
-
-/// A protocol message on its way to the room: its body, what it carries, the session's
-/// send id (for local operations) and where it goes.
-struct OutgoingMessage {
-    var body: String
-    var kind: MessageKind
-    var id: SendID?
-    var destination: Destination
 }

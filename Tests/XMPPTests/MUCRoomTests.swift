@@ -480,6 +480,47 @@ struct MUCRoomTests {
             ])
     }
 
+    @Test func privateMessagesFromOccupantsAreReportedWhileJoined() throws {
+        var room = try F.liveRoom()
+        let events = try F.feed(
+            &room,
+            "<message type='chat' from='\(F.room)/alice' to='\(F.me)' id='p1'><body>{\"type\":\"SYNC_HELLO\"}</body>"
+                + "<x xmlns='http://jabber.org/protocol/muc#user'/></message>"
+                // A chat state without a body, and a chat message from the room itself: nothing.
+                + "<message type='chat' from='\(F.room)/alice' to='\(F.me)' id='p2'>"
+                + "<composing xmlns='http://jabber.org/protocol/chatstates'/></message>"
+                + "<message type='chat' from='\(F.room)' to='\(F.me)' id='p3'><body>from the room</body></message>"
+                // The room's address compares case-insensitively, the nickname exactly.
+                + "<message type='chat' from='Room@MUC.example.org/Carol' to='\(F.me)' id='p4'><body>hi</body>"
+                + "</message>")
+        #expect(
+            events == [
+                .privateMessage(from: "alice", body: "{\"type\":\"SYNC_HELLO\"}"),
+                .privateMessage(from: "Carol", body: "hi"),
+            ])
+        #expect(room.archivePosition == nil, "private messages are not archived")
+    }
+
+    @Test func privateMessagesOutsideTheRoomAreIgnored() throws {
+        let stanza = try F.stanzas(
+            "<message type='chat' from='\(F.room)/alice' to='\(F.me)' id='p1'><body>hi</body></message>")[0]
+        var room = MUCRoom(configuration: try F.configuration())
+        #expect(room.isAbout(stanza))
+        #expect(room.handle(stanza) == [], "not joined yet")
+        var joining = try F.joinedRoom(archive: true)
+        #expect(joining.handle(stanza) == [.privateMessage(from: "alice", body: "hi")], "joined, catching up")
+        _ = joining.leave()
+        #expect(joining.handle(stanza) == [], "left")
+    }
+
+    @Test func privateMessageGoesToTheOccupantThroughTheRoom() throws {
+        let room = try F.liveRoom()
+        #expect(
+            room.privateMessage(body: "a < b", to: "alice", stanzaID: "n-7").rendered(defaultNamespace: "jabber:client")
+                == "<message to='room@muc.example.org/alice' type='chat' id='n-7'><body>a &lt; b</body>"
+                + "<x xmlns='http://jabber.org/protocol/muc#user'/></message>")
+    }
+
     @Test func selfPingAnswers() throws {
         var room = try F.liveRoom()
         let ping = room.selfPing(id: "ping-1")

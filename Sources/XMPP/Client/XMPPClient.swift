@@ -28,10 +28,12 @@ public enum XMPPClientEvent: Sendable {
 /// ```
 public final class XMPPClient: Sendable {
     public let configuration: XMPPClientConfiguration
-    /// Everything that happens, in order; finishes when `run()` returns.
-    public let events: AsyncStream<XMPPClientEvent>
+    /// Everything that happens, in order; finishes when `run()` returns. Consume it
+    /// promptly: past `XMPPClientEventBuffer.highWatermark` unconsumed events the client
+    /// stops reading its connection until the consumer catches up.
+    public var events: XMPPClientEvents { eventSource.events }
 
-    private let continuation: AsyncStream<XMPPClientEvent>.Continuation
+    private let eventSource: XMPPClientEventSource
     private let group: any EventLoopGroup
     private let logger: Logger
     private let state = NIOLockedValueBox(State())
@@ -48,11 +50,16 @@ public final class XMPPClient: Sendable {
         var sleeper: Task<Void, Never>?
     }
 
-    public init(configuration: XMPPClientConfiguration, eventLoopGroup: any EventLoopGroup, logger: Logger) {
+    /// A client (not running yet) on one event loop of `eventLoopGroup` at a time, letting
+    /// the consumer of `events` fall at most `eventBuffer` events behind.
+    public init(
+        configuration: XMPPClientConfiguration, eventLoopGroup: any EventLoopGroup, logger: Logger,
+        eventBuffer: XMPPClientEventBuffer = .init()
+    ) {
         self.configuration = configuration
         self.group = eventLoopGroup
         self.logger = logger
-        (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        eventSource = XMPPClientEventSource(buffer: eventBuffer)
     }
 
     /// Whether the session is ready now.
@@ -81,13 +88,14 @@ public final class XMPPClient: Sendable {
                 state.channel = nil
                 return state.stopped
             }
+            eventSource.connected(nil)
             if stopped {
-                continuation.yield(.offline(error, reconnectIn: nil))
+                eventSource.yield(.offline(error, reconnectIn: nil))
                 break
             }
             if error.kind.isPermanent {
                 logger.error("XMPP connection failed and will not be retried", metadata: ["error": "\(error)"])
-                continuation.yield(.offline(error, reconnectIn: nil))
+                eventSource.yield(.offline(error, reconnectIn: nil))
                 break
             }
             if ContinuousClock.now - began >= configuration.stableConnection {
@@ -97,10 +105,10 @@ public final class XMPPClient: Sendable {
             logger.notice(
                 "XMPP connection lost; reconnecting",
                 metadata: ["error": "\(error)", "in": "\(delay)"])
-            continuation.yield(.offline(error, reconnectIn: delay))
+            eventSource.yield(.offline(error, reconnectIn: delay))
             await sleep(for: delay)
         }
-        continuation.finish()
+        eventSource.finish()
     }
 
     /// Closes the stream cleanly (waiting at most a few seconds for the server) and makes
@@ -191,6 +199,7 @@ public final class XMPPClient: Sendable {
                 state.channel = channel
                 return state.stopped
             }
+            eventSource.connected(channel)
             if stopped { channel.close(promise: nil) }
         } catch {
             ended.succeed(
@@ -212,9 +221,9 @@ public final class XMPPClient: Sendable {
                 state.resumptionToken = token
                 state.streamManagement = nil
             }
-            continuation.yield(.online(fullJID: jid, resumed: resumed))
+            eventSource.yield(.online(fullJID: jid, resumed: resumed), readFrom: channel)
         case .stanza(let element):
-            continuation.yield(.stanza(element))
+            eventSource.yield(.stanza(element), readFrom: channel)
         case .failed(let error, let streamManagement):
             let ended = state.withLockedValue { state in
                 state.online = false

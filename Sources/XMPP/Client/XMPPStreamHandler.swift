@@ -372,6 +372,14 @@ final class XMPPStreamHandler: ChannelDuplexHandler {
     private func keepAliveFired() {
         guard let context, !failed else { return }
         let now = NIODeadline.now()
+        if context.channel.syncOptions.flatMap({ try? $0.getOption(ChannelOptions.autoRead) }) == false {
+            // Reading is paused until the client's consumer catches up: what the server sent
+            // waits unread, so its silence says nothing. Check again after a full interval.
+            lastReceived = now
+            awaitingKeepAliveAnswerSince = nil
+            scheduleKeepAlive(context: context)
+            return
+        }
         if let since = awaitingKeepAliveAnswerSince, now >= since + keepAliveTimeout {
             fail(
                 ConnectionError(

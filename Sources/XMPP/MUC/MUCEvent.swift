@@ -18,6 +18,10 @@ public enum MUCEvent: Sendable, Hashable {
     /// A groupchat message with a body: live, from the room's history on join, or from its
     /// archive.
     case message(MUCMessage)
+    /// A private message with a body from the occupant `from` (a nickname), through the
+    /// room (`type='chat'` from `room@service/nickname`), while we are in the room. The
+    /// room neither reflects, archives nor replays private messages.
+    case privateMessage(from: String, body: String)
     /// The newest archive id seen so far (a `<stanza-id/>` set by the room, or a XEP-0313
     /// result id). Persist it after handling the messages before it, and pass it to
     /// `MUCRoom.join(archivePosition:)` after a restart.

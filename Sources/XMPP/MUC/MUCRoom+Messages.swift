@@ -15,6 +15,15 @@ extension MUCRoom {
             ])
     }
 
+    /// A private message with `body` to the occupant `nickname`, through the room, with id
+    /// `stanzaID` (XEP-0045 §7.5: `type='chat'`, with the MUC user `<x/>` that tells the
+    /// recipient's client it comes through the room).
+    public func privateMessage(body: String, to nickname: String, stanzaID: String) -> XMLElement {
+        MUCStanza.element(
+            "message", XMPPNamespace.client, ["to": "\(configuration.roomJID)/\(nickname)", "type": "chat", "id": stanzaID],
+            [MUCStanza.text("body", XMPPNamespace.client, body), MUCStanza.element("x", MUCNamespace.user)])
+    }
+
     mutating func handleMessage(_ message: XMLElement, from sender: MUCAddress) -> [MUCEvent] {
         if let result = message.child(named: "result", namespace: MUCNamespace.archive) {
             // Archive results come from the room's bare JID; from an occupant they are forged.
@@ -27,10 +36,20 @@ extension MUCRoom {
             return [.messageRejected(stanzaID: message.attribute("id"), condition: error.condition, text: error.text)]
         case "groupchat":
             return handleGroupchat(message)
+        case "chat":
+            return handlePrivateMessage(message, from: sender)
         default:
-            // Private messages, invitations, voice requests: not about the shared room.
+            // Invitations, voice requests: not about the shared room.
             return []
         }
+    }
+
+    /// A private message from an occupant, while we are in the room.
+    func handlePrivateMessage(_ message: XMLElement, from sender: MUCAddress) -> [MUCEvent] {
+        guard isJoined, let nickname = sender.resource,
+            let body = message.child(named: "body", namespace: message.namespace)?.text
+        else { return [] }
+        return [.privateMessage(from: nickname, body: body)]
     }
 
     mutating func handleGroupchat(_ message: XMLElement) -> [MUCEvent] {

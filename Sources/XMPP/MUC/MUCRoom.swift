@@ -1,8 +1,8 @@
 /// One multi-user chat room (XEP-0045) as a pure state machine: joining (after a XEP-0030
 /// disco#info query that tells whether the room keeps an archive), creating a room that
 /// does not exist yet, occupants, catching up on missed messages (the XEP-0313 archive,
-/// paged with XEP-0059, or else the room's history), live messages, XEP-0410 self-ping and
-/// leaving.
+/// paged with XEP-0059, or else the room's history), live messages, private messages through
+/// the room, XEP-0410 self-ping and leaving.
 ///
 /// No I/O and no clock: the driver offers it every stanza that arrives on the ready session
 /// (`handle(_:)`), sends the stanzas it returns, and tells it about time (`selfPingTimedOut()`)

@@ -1,0 +1,552 @@
+import CanvasCore
+import CanvasNode
+import Logging
+import XMPP
+
+/// Every decision of an `XMPPRoomLink`, as a value: the room's occupancy (`MUCRoom`), when
+/// the session hears of the room, how sends become stanzas and wait their turn, timers
+/// (rejoin, self-ping, catch-up, throttling) and what the store's notes should say.
+///
+/// It reads no clock and touches no socket, session or store: each input comes with the
+/// time (`now`, the node's clock) and, where a decision needs them, with `Facts` about the
+/// client and the session; each returns the actions for the link to carry out, in order.
+///
+/// - Each protocol message is the `<body>` of one message: to the room (`groupchat`), or,
+///   for a message meant for one member that speaks sync, to that occupant (a private
+///   message through the room, never archived). A member that has never sent a sync
+///   message may be a peer of the original protocol, which reads only groupchat: messages
+///   meant for it go to the room, unarchived.
+/// - A send that carries local operations is accepted when the room reflects it back
+///   (matched by the stanza id we set): then it is in the room's archive as well.
+/// - Sync messages carry a `no-store` hint (XEP-0334): the archive keeps operations only.
+/// - Messages from the archive or the room's history feed the session as operations only:
+///   their sync messages are stale.
+/// - After a join the session hears of the room once the archive (or history) is read:
+///   catching up is cheaper than anti-entropy, which then repairs only what the archive
+///   lacks. A catch-up that takes longer than `catchUpLimit` is not waited for.
+/// - A passive link (a LAN node that is not its cluster's gateway) stays in the room,
+///   ready to take over, but relays nothing: the gateway carries this node's strokes.
+struct XMPPRoomLinkStateMachine {
+    /// What the link must do, in order.
+    enum Action {
+        /// Send this stanza on the client's session.
+        case send(XMLElement)
+        /// Hand this input to the room's session.
+        case session(SessionInput)
+        /// Forget the local operations the session has not had accepted on this transport:
+        /// the link is passive and the LAN's gateway carries them to the room.
+        case discardUnacceptedOperations
+        /// Write this note to the room's store; report a failure with `noteNotStored(_:)`.
+        case storeNote(XMPPRoomLinkNote)
+        /// Report this on the node's event stream.
+        case event(NodeEvent)
+        /// Log this, with the room's JID added to `metadata`.
+        case log(Logger.Level, Logger.Message, metadata: Logger.Metadata)
+    }
+
+    /// What the machine needs to know, at an input, of the client and the room's session:
+    /// facts it does not keep itself.
+    struct Facts {
+        /// Whether the client's session is ready now (it may have gone offline before the
+        /// link hears of it).
+        var isOnline: Bool
+        /// Whether a member has sent a sync message on this transport since it joined.
+        var speaksSync: (PeerID) -> Bool
+        /// The local operations the session has not had accepted on this transport yet.
+        var unacceptedOperations: () -> [CanvasCore.Operation]
+    }
+
+    /// The transport the session knows this link by.
+    static let transportID = TransportID("xmpp")
+    /// The largest protocol message sent in one body: well under Prosody's default stanza
+    /// limit of 256 KiB, escaping and the stanza's own markup included.
+    static let maxMessageBytes = 64 * 1024
+    /// At most this many of our messages to the room travel unreflected; the others wait
+    /// here, not in the connection's buffer, so that a flood does not put the room's pace
+    /// behind our control stanzas (a self-ping stuck behind 25,000 messages timed out and
+    /// took the node out of the room).
+    static let reflectionWindow = 64
+    /// A message whose reflection has not come after this long no longer holds its place.
+    static let reflectionTimeout: Duration = .seconds(30)
+    /// How often we ping ourselves in the room (XEP-0410) to learn whether we are still in.
+    static let selfPingInterval: Duration = .seconds(60)
+    /// How long a self-ping may go unanswered before we count ourselves out of the room.
+    static let selfPingTimeout: Duration = .seconds(30)
+    /// The wait before joining again; after refusals that may pass it doubles with each
+    /// attempt, up to `maxRejoinBackoff` times.
+    static let rejoinDelay: Duration = .seconds(2)
+    /// The largest multiple of `rejoinDelay` between join attempts.
+    static let maxRejoinBackoff = 16
+    /// How long the session waits for the archive catch-up before syncing anyway.
+    static let catchUpLimit: Duration = .seconds(30)
+    /// How long sends pause after the room refused one for its rate limits.
+    static let throttlePause: Duration = .seconds(1)
+    /// The note of unconfirmed local operations is written at most this often (and on leave).
+    static let unconfirmedNoteInterval: Duration = .seconds(1)
+    /// XEP-0334 message processing hints.
+    static let hintsNamespace = "urn:xmpp:hints"
+
+    /// The room's occupancy.
+    private(set) var room: MUCRoom
+    /// The room's name in the node's events.
+    let roomName: String
+    /// This node's id: the prefix of our stanza ids.
+    let nodeID: String
+    /// Whether the room has a store to keep notes in.
+    let keepsNotes: Bool
+    /// Whether this link relays between the room and the session.
+    private(set) var isActive = true
+    /// The room refused us for good (banned, bad password …): no more attempts.
+    private(set) var failedPermanently = false
+    /// Whether the session knows the room is there (once per join, while active).
+    private(set) var transportUp = false
+
+    /// Sends carrying local operations that wait for their reflection, by stanza id.
+    private var awaitingReflection: [String: OutgoingMessage] = [:]
+    /// Counts our stanzas, for their ids.
+    private var sentCounter: UInt64 = 0
+    /// The newest archive id seen, and the one in the store.
+    private var archivePosition: String?
+    private var storedArchivePosition: String?
+    /// The unconfirmed local operations in the store (`nil`: unknown, the last write failed),
+    /// and when they were last compared.
+    private var storedUnconfirmed: [CanvasCore.Operation]?
+    private var unconfirmedComparedAt: Duration?
+    /// When to try joining again after a kick, a lost self-ping or a refusal that may pass.
+    private var rejoinAt: Duration?
+    /// While catching up after a join: when to give up waiting for it.
+    private var catchUpDeadline: Duration?
+    /// Join attempts refused for a reason that may pass, since the last successful join.
+    private var joinAttempts = 0
+    /// When to ping ourselves in the room next (XEP-0410), and when the ping waiting for
+    /// its answer went out.
+    private var nextSelfPing: Duration?
+    private var selfPingSentAt: Duration?
+    /// Messages the room refused for its rate limits (and those sent since), sent again
+    /// once `throttledUntil` has passed.
+    private var throttled: [OutgoingMessage] = []
+    private var throttledUntil: Duration?
+    /// Messages sent while the connection was down, for a resumed session.
+    private var heldWhileOffline: [OutgoingMessage] = []
+    /// Our messages to the room not reflected yet, by stanza id, with when they were sent.
+    private var unreflected: [String: Duration] = [:]
+    /// Messages to the room waiting for `unreflected` to shrink below `reflectionWindow`.
+    private var waitingForWindow: [OutgoingMessage] = []
+
+    /// A link to `room`, not joined yet. `archivePosition` and `storedUnconfirmed` are what
+    /// the store's notes said at start (`keepsNotes`: whether there is a store at all).
+    init(
+        room: MUCRoom, roomName: String, nodeID: String, archivePosition: String?,
+        storedUnconfirmed: [CanvasCore.Operation], keepsNotes: Bool
+    ) {
+        self.room = room
+        self.roomName = roomName
+        self.nodeID = nodeID
+        self.keepsNotes = keepsNotes
+        self.archivePosition = archivePosition
+        storedArchivePosition = archivePosition
+        self.storedUnconfirmed = storedUnconfirmed
+    }
+
+    /// The room's bare JID.
+    var roomJID: String { room.configuration.roomJID }
+
+    /// Whether the room is joined: what the LAN cluster's election needs to know.
+    func isInRoom(_ facts: Facts) -> Bool { room.isJoined && facts.isOnline }
+
+    /// Whether nothing is waiting for the room's confirmation (or it cannot come: the room or
+    /// the connection is gone). Just after a join, while the link catches up with the room,
+    /// local operations the room has not confirmed are still to be sent: not settled.
+    func isSettled(_ facts: Facts) -> Bool {
+        guard facts.isOnline, !failedPermanently else { return true }
+        guard transportUp else {
+            return !(room.isJoined && catchUpDeadline != nil && !facts.unacceptedOperations().isEmpty)
+        }
+        return awaitingReflection.isEmpty && throttled.isEmpty && waitingForWindow.isEmpty
+    }
+
+    // MARK: The client
+
+    /// The session is ready: join the room (again) unless the session was resumed, in
+    /// which case what was held while offline goes out now.
+    mutating func clientOnline(resumed: Bool, now: Duration, facts: Facts) -> [Action] {
+        guard !failedPermanently else { return [] }
+        var actions: [Action] = []
+        if resumed && room.isJoined {
+            let waiting = heldWhileOffline
+            heldWhileOffline = []
+            for message in waiting {
+                send(message, now: now, facts: facts, into: &actions)
+            }
+            return actions
+        }
+        // A fresh session: the old room presence is gone (even if the connection was hoped
+        // to resume). The session learns the room went down, and resends its unaccepted
+        // operations when the join brings it up again.
+        room.connectionLost()
+        goDown(into: &actions)
+        join(now: now, facts: facts, into: &actions)
+        return actions
+    }
+
+    /// The connection is gone. A session that may be resumed keeps the room: sends wait
+    /// for it. Otherwise the room is lost until the next join.
+    mutating func clientOffline(resumable: Bool) -> [Action] {
+        guard !resumable else { return [] }
+        var actions: [Action] = []
+        room.connectionLost()
+        goDown(into: &actions)
+        return actions
+    }
+
+    /// A stanza from the room or one of its occupants (`room.isAbout(stanza)`).
+    mutating func receive(_ stanza: XMLElement, now: Duration, facts: Facts) -> [Action] {
+        var actions: [Action] = []
+        handle(room.handle(stanza), now: now, facts: facts, into: &actions)
+        return actions
+    }
+
+    // MARK: The node
+
+    /// Makes the link active (the cluster elected this node) or passive.
+    mutating func setActive(_ active: Bool) -> [Action] {
+        guard active != isActive else { return [] }
+        isActive = active
+        var actions: [Action] = [
+            .log(.info, active ? "relaying between the LAN and the room" : "passive in the room", metadata: [:]),
+            .event(.xmppRelay(room: roomName, active: active)),
+        ]
+        if active {
+            if catchUpDeadline == nil { bringUp(into: &actions) }
+        } else if transportUp {
+            transportUp = false
+            actions.append(.session(.transportDown(Self.transportID)))
+        }
+        return actions
+    }
+
+    /// Timers: rejoin, self-ping, catch-up deadline, throttled sends, lost reflections, and
+    /// the store's notes.
+    mutating func tick(now: Duration, facts: Facts) -> [Action] {
+        var actions: [Action] = []
+        if !isActive {
+            // The gateway carries this node's strokes to the room.
+            actions.append(.discardUnacceptedOperations)
+        }
+        if let deadline = catchUpDeadline, now >= deadline {
+            actions.append(
+                .log(.warning, "catching up with the room takes too long; syncing with the occupants meanwhile", metadata: [:]))
+            bringUp(into: &actions)
+        }
+        if let rejoinAt, now >= rejoinAt, facts.isOnline {
+            join(now: now, facts: facts, into: &actions)
+        }
+        if room.isJoined {
+            if let sent = selfPingSentAt, now - sent >= Self.selfPingTimeout {
+                selfPingSentAt = nil
+                handle(room.selfPingTimedOut(), now: now, facts: facts, into: &actions)
+            } else if selfPingSentAt == nil, let due = nextSelfPing, now >= due {
+                sentCounter += 1
+                selfPingSentAt = now
+                nextSelfPing = now + Self.selfPingInterval
+                actions.append(.send(room.selfPing(id: "self-ping-\(sentCounter)")))
+            }
+        }
+        if let until = throttledUntil, now >= until {
+            throttledUntil = nil
+            let waiting = throttled
+            throttled = []
+            for message in waiting {
+                send(message, now: now, facts: facts, into: &actions)
+            }
+        }
+        let lost = unreflected.filter { now - $0.value >= Self.reflectionTimeout }.keys
+        for stanzaID in lost { unreflected[stanzaID] = nil }
+        sendWaitingForWindow(now: now, facts: facts, into: &actions)
+        saveArchivePosition(into: &actions)
+        saveUnconfirmed(now: now, force: false, facts: facts, into: &actions)
+        return actions
+    }
+
+    /// Leaves the room (on shutdown) and brings the notes up to date.
+    mutating func leave(now: Duration, facts: Facts) -> [Action] {
+        var actions: [Action] = []
+        if room.isJoined {
+            handle(room.leave(), now: now, facts: facts, into: &actions)
+        }
+        saveArchivePosition(into: &actions)
+        saveUnconfirmed(now: now, force: true, facts: facts, into: &actions)
+        return actions
+    }
+
+    /// The store could not write `note`: it is written again when next due.
+    mutating func noteNotStored(_ note: XMPPRoomLinkNote) {
+        switch note {
+        case .archivePosition: storedArchivePosition = nil
+        case .unconfirmed: storedUnconfirmed = nil
+        }
+    }
+
+    // MARK: Joining and leaving
+
+    private mutating func join(now: Duration, facts: Facts, into actions: inout [Action]) {
+        rejoinAt = nil
+        handle(room.join(archivePosition: archivePosition), now: now, facts: facts, into: &actions)
+    }
+
+    /// Tells the session the room is there, with its occupants (once per join).
+    private mutating func bringUp(into actions: inout [Action]) {
+        catchUpDeadline = nil
+        guard !transportUp, room.isJoined, isActive else { return }
+        transportUp = true
+        let members = Set(room.occupants.keys.filter { $0 != room.nickname }.map { PeerID($0) })
+        actions.append(.session(.transportUp(Self.transportID, maxMessageBytes: Self.maxMessageBytes, members: members)))
+    }
+
+    /// Out of the room: the session hears of it, and nothing waits any longer.
+    private mutating func goDown(into actions: inout [Action]) {
+        if transportUp {
+            transportUp = false
+            actions.append(.session(.transportDown(Self.transportID)))
+        }
+        awaitingReflection = [:]
+        throttled = []
+        heldWhileOffline = []
+        unreflected = [:]
+        waitingForWindow = []
+        throttledUntil = nil
+        catchUpDeadline = nil
+        selfPingSentAt = nil
+        nextSelfPing = nil
+    }
+
+    // MARK: Sending
+
+    /// The session sends `message`.
+    mutating func send(_ message: OutgoingMessage, now: Duration, facts: Facts) -> [Action] {
+        var actions: [Action] = []
+        send(message, now: now, facts: facts, into: &actions)
+        return actions
+    }
+
+    /// Sends `message`; `inTurn`: it comes from `waitingForWindow`, whose first it was.
+    private mutating func send(
+        _ message: OutgoingMessage, inTurn: Bool = false, now: Duration, facts: Facts, into actions: inout [Action]
+    ) {
+        guard room.isJoined else { return }  // the session resends local operations on the next transportUp
+        if !facts.isOnline {
+            heldWhileOffline.append(message)
+            return
+        }
+        if throttledUntil != nil {
+            throttled.append(message)
+            return
+        }
+        var target = message.destination
+        if case .peer(let peer) = target, !facts.speaksSync(peer) {
+            target = .room
+        }
+        // What goes to the room comes back: it waits its turn in the window.
+        if target == .room, (!inTurn && !waitingForWindow.isEmpty) || unreflected.count >= Self.reflectionWindow {
+            waitingForWindow.append(message)
+            return
+        }
+        sentCounter += 1
+        let stanzaID = "\(nodeID)-\(sentCounter)"
+        var stanza: XMLElement
+        switch target {
+        case .room:
+            // The whole room: everything meant for the room, and what is meant for a member
+            // that has never spoken sync (peers of the original protocol read only
+            // groupchat). Sync messages and what is meant for one member are not archived:
+            // the archive keeps the room's own operations, once.
+            stanza = room.message(body: message.body, stanzaID: stanzaID)
+            unreflected[stanzaID] = now
+            if message.kind == .sync || message.destination != .room {
+                stanza.children.append(.element(XMLElement(name: "no-store", namespace: Self.hintsNamespace)))
+            }
+            if message.id != nil { awaitingReflection[stanzaID] = message }
+        case .peer(let peer):
+            stanza = room.privateMessage(body: message.body, to: peer.rawValue, stanzaID: stanzaID)
+            stanza.children.append(.element(XMLElement(name: "no-store", namespace: Self.hintsNamespace)))
+        }
+        actions.append(.send(stanza))
+    }
+
+    /// Sends what waits for the window, oldest first, while there is room.
+    private mutating func sendWaitingForWindow(now: Duration, facts: Facts, into actions: inout [Action]) {
+        while !waitingForWindow.isEmpty, unreflected.count < Self.reflectionWindow, throttledUntil == nil,
+            facts.isOnline, room.isJoined
+        {
+            let message = waitingForWindow.removeFirst()
+            send(message, inTurn: true, now: now, facts: facts, into: &actions)
+        }
+    }
+
+    // MARK: Room events
+
+    private mutating func handle(_ events: [MUCEvent], now: Duration, facts: Facts, into actions: inout [Action]) {
+        for event in events {
+            handle(event, now: now, facts: facts, into: &actions)
+        }
+    }
+
+    private mutating func handle(_ event: MUCEvent, now: Duration, facts: Facts, into actions: inout [Action]) {
+        switch event {
+        case .send(let stanza):
+            actions.append(.send(stanza))
+        case .joined(let nickname, let occupants):
+            actions.append(
+                .log(.info, "joined the room", metadata: ["nick": "\(nickname)", "occupants": "\(occupants.count)"]))
+            actions.append(
+                .event(
+                    .joined(room: roomName, nick: nickname, occupants: occupants.map(\.nickname).sorted())))
+            joinAttempts = 0
+            awaitingReflection = [:]
+            nextSelfPing = now + Self.selfPingInterval
+            selfPingSentAt = nil
+            catchUpDeadline = now + Self.catchUpLimit
+        case .occupantJoined(let occupant):
+            guard transportUp, occupant.nickname != room.nickname else { return }
+            actions.append(.session(.memberJoined(PeerID(occupant.nickname), via: Self.transportID)))
+        case .occupantLeft(let occupant, _):
+            guard transportUp else { return }
+            actions.append(.session(.memberLeft(PeerID(occupant.nickname), via: Self.transportID)))
+        case .nicknameChanged(let old, let new):
+            actions.append(.log(.notice, "our nickname in the room changed", metadata: ["from": "\(old)", "to": "\(new)"]))
+            actions.append(.event(.nickname(room: roomName, from: old, to: new)))
+        case .message(let message):
+            received(message, now: now, facts: facts, into: &actions)
+        case .privateMessage(let nickname, let body):
+            guard transportUp, isActive else { return }
+            actions.append(.session(.received(Array(body.utf8), from: PeerID(nickname), via: Self.transportID)))
+        case .archivePosition(let position):
+            archivePosition = position
+        case .catchUpFinished(let messages, let usedArchive):
+            actions.append(
+                .log(.info, "caught up with the room", metadata: ["messages": "\(messages)", "archive": "\(usedArchive)"]))
+            actions.append(
+                .event(
+                    .caughtUp(room: roomName, messages: messages, archive: usedArchive)))
+            saveArchivePosition(into: &actions)
+            bringUp(into: &actions)
+        case .left(let reason):
+            if reason == .voluntary {
+                actions.append(.log(.info, "left the room", metadata: [:]))
+            } else {
+                actions.append(.log(.warning, "out of the room", metadata: ["reason": "\(reason)"]))
+            }
+            actions.append(
+                .event(
+                    .left(room: roomName, reason: "\(reason)", rejoin: reason.mayRejoin)))
+            goDown(into: &actions)
+            if reason.mayRejoin {
+                rejoinAt = now + Self.rejoinDelay
+            } else {
+                failedPermanently = true
+            }
+        case .failed(let error):
+            goDown(into: &actions)
+            if error.kind.mayRetry {
+                joinAttempts += 1
+                let delay = Self.rejoinDelay * min(1 << min(joinAttempts - 1, 4), Self.maxRejoinBackoff)
+                actions.append(
+                    .log(.notice, "cannot join the room yet; trying again", metadata: ["error": "\(error)", "in": "\(delay)"]))
+                actions.append(.event(.joinRetry(room: roomName, error: "\(error)")))
+                rejoinAt = now + delay
+            } else {
+                actions.append(.log(.error, "cannot join the room", metadata: ["error": "\(error)"]))
+                actions.append(.event(.error(room: roomName, message: "\(error)")))
+                failedPermanently = true
+            }
+        case .messageRejected(let stanzaID, let condition, let text):
+            rejected(stanzaID: stanzaID, condition: condition, text: text, now: now, into: &actions)
+        }
+    }
+
+    private mutating func received(_ message: MUCMessage, now: Duration, facts: Facts, into actions: inout [Action]) {
+        guard isActive else { return }  // the gateway relays; the LAN brings it here
+        if message.isOwn, message.source == .live {
+            if let stanzaID = message.stanzaID {
+                if let id = awaitingReflection.removeValue(forKey: stanzaID)?.id {
+                    actions.append(.session(.accepted(id, via: Self.transportID)))
+                }
+                if unreflected.removeValue(forKey: stanzaID) != nil {
+                    // Its place in the window is free.
+                    sendWaitingForWindow(now: now, facts: facts, into: &actions)
+                }
+            }
+            return
+        }
+        let sender = PeerID(message.fromNickname ?? "")
+        let bytes = Array(message.body.utf8)
+        guard message.source == .live, transportUp else {
+            // The archive, the history, or the room before the session knows it: operations only.
+            actions.append(.session(.recorded(bytes, from: sender, via: Self.transportID)))
+            return
+        }
+        actions.append(.session(.received(bytes, from: sender, via: Self.transportID)))
+    }
+
+    private mutating func rejected(
+        stanzaID: String?, condition: String, text: String?, now: Duration, into actions: inout [Action]
+    ) {
+        if let stanzaID { unreflected[stanzaID] = nil }
+        let refused = stanzaID.flatMap { awaitingReflection.removeValue(forKey: $0) }
+        actions.append(
+            .log(.notice, "the room refused a message", metadata: ["condition": "\(condition)", "text": "\(text ?? "")"]))
+        switch condition {
+        case "resource-constraint", "policy-violation", "service-unavailable":
+            // Rate limits: pause, then send refused local operations again (others are
+            // repaired by anti-entropy).
+            throttledUntil = now + Self.throttlePause
+            if var refused {
+                refused.destination = .room
+                throttled.append(refused)
+            }
+        case "not-acceptable", "forbidden":
+            // We are not (or no longer) an occupant: rejoin; the session resends local
+            // operations that were not accepted.
+            goDown(into: &actions)
+            room.connectionLost()
+            rejoinAt = now + Self.rejoinDelay
+        default:
+            break
+        }
+    }
+
+    // MARK: Notes
+
+    private mutating func saveArchivePosition(into actions: inout [Action]) {
+        guard keepsNotes, let position = archivePosition, position != storedArchivePosition else { return }
+        storedArchivePosition = position
+        actions.append(.storeNote(.archivePosition(position)))
+    }
+
+    /// Keeps the note of unconfirmed local operations current (at most once every
+    /// `unconfirmedNoteInterval` unless `force`).
+    private mutating func saveUnconfirmed(now: Duration, force: Bool, facts: Facts, into actions: inout [Action]) {
+        guard keepsNotes else { return }
+        if !force, let compared = unconfirmedComparedAt, now - compared < Self.unconfirmedNoteInterval { return }
+        unconfirmedComparedAt = now
+        // A passive link has dropped them (`discardUnacceptedOperations`, at each tick).
+        let unconfirmed = isActive ? facts.unacceptedOperations() : []
+        guard unconfirmed != storedUnconfirmed else { return }
+        storedUnconfirmed = unconfirmed
+        actions.append(.storeNote(.unconfirmed(unconfirmed)))
+    }
+}
+
+/// A protocol message on its way to the room: its body, what it carries, the session's
+/// send id (for local operations) and where it goes.
+struct OutgoingMessage: Hashable {
+    /// The protocol message, the stanza's `<body>`.
+    var body: String
+    /// What the message carries: it decides whether the room archives it.
+    var kind: MessageKind
+    /// The session's id for a send that carries local operations, reported `.accepted` on
+    /// its reflection.
+    var id: SendID?
+    /// The whole room or one member.
+    var destination: Destination
+}
