@@ -75,6 +75,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "EmbeddedNode",
+            dependencies: [
+                "CanvasRuntime", "CanvasCore", "CanvasProtocol", .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "examples/EmbeddedNode", swiftSettings: strict),
         .target(
             name: "CanvasTestSupport", dependencies: ["CanvasCore"], path: "Tests/CanvasTestSupport",
             swiftSettings: strict),
@@ -104,7 +110,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strict),
-        .testTarget(name: "CanvasCLITests", dependencies: ["canvas"], swiftSettings: strict),
+        .testTarget(name: "CanvasCLITests", dependencies: ["canvas", "EmbeddedNode"], swiftSettings: strict),
         .testTarget(
             name: "LANClusterTests",
             dependencies: [

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Runs the built `canvas` executable, as a user or a script would.
+/// Runs the built `canvas` executable (or another of the package's), as a user or a
+/// script would.
 struct CanvasCommand {
     struct Outcome {
         var status: Int32
@@ -8,27 +9,30 @@ struct CanvasCommand {
         var standardError: String
     }
 
-    /// The executable SwiftPM built next to the test bundle.
-    static let executable: URL = {
+    /// The `canvas` executable SwiftPM built next to the test bundle.
+    static let executable = built("canvas")
+
+    /// The executable `name` SwiftPM built next to the test bundle.
+    static func built(_ name: String) -> URL {
         let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var folder = bundle.deletingLastPathComponent()
         while folder.path != "/" {
-            let candidate = folder.appendingPathComponent("canvas")
+            let candidate = folder.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) {
                 return candidate
             }
             folder.deleteLastPathComponent()
         }
-        preconditionFailure("the canvas executable was not built next to \(bundle.path)")
-    }()
+        preconditionFailure("the \(name) executable was not built next to \(bundle.path)")
+    }
 
     /// The repository root (for the bundled examples and vectors).
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    static func run(_ arguments: [String], input: String? = nil) throws -> Outcome {
+    static func run(_ arguments: [String], input: String? = nil, program: URL = executable) throws -> Outcome {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = program
         process.arguments = arguments
         process.currentDirectoryURL = repository
         let output = Pipe()
