@@ -16,8 +16,9 @@ For each node it waits until its `state` event reports every point, lets it sett
 The figure is (VmRSS - VmRSS of the empty node of the same kind) / N, in bytes per point;
 the goal is at most 40 (a point is two doubles, 16 bytes). Exit status 1 if a case misses
 the goal. The memory node also sends what it is fed on the LAN and keeps the last 4,096
-datagrams for repairs (at most 8 MiB; about 1.4 MB here, 1.4 bytes per point of a
-million): a fixed cost of any node that draws, counted in its figure.
+datagrams for repairs (at most 8 MiB; about 1.5 MB here, estimated from the datagram
+sizes, so 1.5 bytes per point of a million): a fixed cost of any node that draws,
+counted in its figure.
 
 Usage: python3 Benchmarks/memory/memory_bench.py --canvas PATH [--points 1000000] [--json]
        [--cases store,memory] [--settle 8] [--chunk-points 50000] [--lan-interface IF]

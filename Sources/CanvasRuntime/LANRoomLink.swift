@@ -13,51 +13,30 @@ import Logging
 /// working XMPP session (so that the cluster elects a gateway) and which node the
 /// cluster elected.
 final class LANRoomLink: RoomTransport {
-    static let transportID = TransportID("lan")
-    /// The largest protocol message: one datagram's payload, so that an APPEND is split by
-    /// offset rather than fragmented (the cluster fragments larger payloads if it must).
-    static let maxMessageBytes = 1000
+    static let transportID = LANRoomLinkStateMachine.transportID
 
     let replica: RoomReplica
     let driver: ClusterDriver
     private let logger: Logger
     private let emit: (NodeEvent) -> Void
-    private(set) var gateway: String?
-    private var hasXMPPSession = false
-    private var announcedRoot: String?
+    private var machine: LANRoomLinkStateMachine
 
     init(replica: RoomReplica, driver: ClusterDriver, logger: Logger, emit: @escaping (NodeEvent) -> Void) {
         self.replica = replica
         self.driver = driver
         self.logger = logger
         self.emit = emit
+        machine = LANRoomLinkStateMachine(room: replica.name, nodeID: replica.session.nodeID)
         replica.attach(self, as: Self.transportID)
     }
 
     /// The driver is running: the cluster is the room's transport from now on.
     func started() {
-        emit(.lanStarted(room: replica.name, transport: driver.transportDescription))
-        // Only nodes like this one speak the cluster's datagrams: no legacy peers here.
-        replica.handle(
-            .transportUp(
-                Self.transportID, maxMessageBytes: Self.maxMessageBytes, members: Set(driver.members.map(PeerID.init)),
-                legacyPeers: false))
-        updateCapabilities()
+        perform(machine.started(transport: driver.transportDescription, members: driver.members, root: root))
     }
 
     func handle(_ event: ClusterEvent) {
-        switch event {
-        case .deliver(let payload, let from):
-            replica.handle(.received(payload, from: PeerID(from), via: Self.transportID))
-        case .memberJoined(let node):
-            replica.handle(.memberJoined(PeerID(node), via: Self.transportID))
-        case .memberLeft(let node):
-            replica.handle(.memberLeft(PeerID(node), via: Self.transportID))
-        case .gatewayChanged(let node):
-            gateway = node
-            logger.info("LAN gateway", metadata: ["room": "\(replica.name)", "gateway": "\(node ?? "none")"])
-            emit(.gateway(room: replica.name, node: node))
-        }
+        perform(machine.handle(event))
     }
 
     /// The cluster's counters as an event (at shutdown, for operators and benchmarks).
@@ -65,31 +44,43 @@ final class LANRoomLink: RoomTransport {
         emit(.lanStats(room: replica.name, counters: driver.counters))
     }
 
+    /// The node the cluster elected as its gateway to XMPP (nil: none).
+    var gateway: String? { machine.gateway }
+
     /// Whether this node is the cluster's gateway to the XMPP room.
-    var isGateway: Bool { gateway == replica.session.nodeID }
+    var isGateway: Bool { machine.isGateway }
 
     /// Tells the cluster whether this node can relay to XMPP (the election's input).
     func setXMPPSession(_ available: Bool) {
-        guard available != hasXMPPSession else { return }
-        hasXMPPSession = available
-        updateCapabilities()
+        perform(machine.setXMPPSession(available, root: root))
     }
 
     /// Keeps the summary in the beacons current (once the digest changed).
     func tick() {
-        let root = replica.document.digest.rootHex
-        if root != announcedRoot { updateCapabilities() }
-    }
-
-    private func updateCapabilities() {
-        let root = replica.document.digest.rootHex
-        announcedRoot = root
-        driver.setCapabilities(hasXMPPSession: hasXMPPSession, summary: Array(root.utf8))
+        perform(machine.tick(root: root))
     }
 
     /// The cluster repairs lost datagrams itself: a send is accepted once handed over.
     func send(_ bytes: [UInt8], kind: MessageKind, to destination: Destination, id: SendID?) -> SendOutcome {
         driver.send(payload: bytes)
         return .accepted
+    }
+
+    private var root: String { replica.document.digest.rootHex }
+
+    private func perform(_ actions: [LANRoomLinkStateMachine.Action]) {
+        for action in actions {
+            switch action {
+            case .session(let input):
+                replica.handle(input)
+            case .announce(let hasXMPPSession, let summary):
+                driver.setCapabilities(hasXMPPSession: hasXMPPSession, summary: Array(summary.utf8))
+            case .event(let event):
+                if case .gateway(_, let node) = event {
+                    logger.info("LAN gateway", metadata: ["room": "\(replica.name)", "gateway": "\(node ?? "none")"])
+                }
+                emit(event)
+            }
+        }
     }
 }

@@ -1,0 +1,79 @@
+import CanvasNode
+import LANCluster
+
+/// The decisions of a room's LAN link, as a value (`LANRoomLink` carries them out):
+/// cluster events become session inputs, the cluster's election is tracked, and the
+/// capabilities this node announces in its beacons — whether it can relay to XMPP, and a
+/// summary of its replica (the digest root) — are renewed whenever either changes.
+struct LANRoomLinkStateMachine {
+    static let transportID = TransportID("lan")
+    /// The largest protocol message: one datagram's payload, so that an APPEND is split by
+    /// offset rather than fragmented (the cluster fragments larger payloads if it must).
+    static let maxMessageBytes = 1000
+
+    /// What the link must do.
+    enum Action {
+        /// Hand this input to the room's session.
+        case session(SessionInput)
+        /// Announce these capabilities in the cluster's beacons.
+        case announce(hasXMPPSession: Bool, summary: String)
+        /// Report this event.
+        case event(NodeEvent)
+    }
+
+    let room: String
+    let nodeID: String
+    /// The node the cluster elected as its gateway to XMPP (nil: none).
+    private(set) var gateway: String?
+    private var hasXMPPSession = false
+    private var announcedRoot: String?
+
+    init(room: String, nodeID: String) {
+        self.room = room
+        self.nodeID = nodeID
+    }
+
+    /// Whether this node is the cluster's gateway to the XMPP room.
+    var isGateway: Bool { gateway == nodeID }
+
+    /// The cluster runs (`transport` describes it): it is the room's transport from now on,
+    /// with these members, and the replica's digest root is `root`.
+    mutating func started(transport: String, members: [String], root: String) -> [Action] {
+        // Only nodes like this one speak the cluster's datagrams: no legacy peers here.
+        let up = SessionInput.transportUp(
+            Self.transportID, maxMessageBytes: Self.maxMessageBytes, members: Set(members.map(PeerID.init)), legacyPeers: false)
+        return [.event(.lanStarted(room: room, transport: transport)), .session(up), announce(root)]
+    }
+
+    /// One event of the cluster.
+    mutating func handle(_ event: ClusterEvent) -> [Action] {
+        switch event {
+        case .deliver(let payload, let from):
+            return [.session(.received(payload, from: PeerID(from), via: Self.transportID))]
+        case .memberJoined(let node):
+            return [.session(.memberJoined(PeerID(node), via: Self.transportID))]
+        case .memberLeft(let node):
+            return [.session(.memberLeft(PeerID(node), via: Self.transportID))]
+        case .gatewayChanged(let node):
+            gateway = node
+            return [.event(.gateway(room: room, node: node))]
+        }
+    }
+
+    /// Whether this node can relay to XMPP (the election's input) changed, or not.
+    mutating func setXMPPSession(_ available: Bool, root: String) -> [Action] {
+        guard available != hasXMPPSession else { return [] }
+        hasXMPPSession = available
+        return [announce(root)]
+    }
+
+    /// The timer: the summary in the beacons follows the replica's digest root.
+    mutating func tick(root: String) -> [Action] {
+        root == announcedRoot ? [] : [announce(root)]
+    }
+
+    private mutating func announce(_ root: String) -> Action {
+        announcedRoot = root
+        return .announce(hasXMPPSession: hasXMPPSession, summary: root)
+    }
+}
