@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import CanvasRuntime
 import Foundation
 import LANCluster
@@ -193,8 +194,11 @@ struct Join: AsyncParsableCommand {
             configuration: ServiceGroupConfiguration(
                 services: [.init(service: node, successTerminationBehavior: .gracefullyShutdownGroup)],
                 gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [], logger: logger))
+        let running = Task { try await group.run() }
+        let secondSignal = SecondSignalWatcher { running.cancel() }
+        defer { secondSignal.cancel() }
         do {
-            try await group.run()
+            try await running.value
         } catch let error as NodeError {
             logger.critical("\(error)")
             await printer?.value
@@ -230,6 +234,30 @@ struct Join: AsyncParsableCommand {
         lanGroup = lanGroup ?? file.lanGroup
         lanPort = lanPort ?? file.lanPort
         lanKeyFile = lanKeyFile ?? file.lanKeyFile
+    }
+}
+
+/// Counts SIGINT and SIGTERM beside the `ServiceGroup` (which acts on the first: a
+/// graceful shutdown) and calls `stopNow` on the second, to stop without draining.
+final class SecondSignalWatcher {
+    private let sources: [any DispatchSourceSignal]
+
+    init(stopNow: @escaping @Sendable () -> Void) {
+        let queue = DispatchQueue(label: "canvas.signals")
+        let count = Mutex(0)
+        sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler {
+                if count.withLock({ $0 += 1; return $0 }) == 2 { stopNow() }
+            }
+            source.resume()
+            return source
+        }
+    }
+
+    func cancel() {
+        for source in sources { source.cancel() }
     }
 }
 
