@@ -1,10 +1,10 @@
 import ArgumentParser
-import Dispatch
 import CanvasRuntime
 import Foundation
 import LANCluster
 import Logging
 import ServiceLifecycle
+import UnixSignals
 import Synchronization
 
 struct Join: AsyncParsableCommand {
@@ -189,14 +189,22 @@ struct Join: AsyncParsableCommand {
             }
         }
         StandardInput.feed(node, room: rooms[0], output: output, logger: logger)
-        // SIGINT or SIGTERM: a graceful shutdown (the node drains); a second one cancels it.
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [.init(service: node, successTerminationBehavior: .gracefullyShutdownGroup)],
-                gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [], logger: logger))
+                services: [.init(service: node, successTerminationBehavior: .gracefullyShutdownGroup)], logger: logger))
         let running = Task { try await group.run() }
-        let secondSignal = SecondSignalWatcher { running.cancel() }
-        defer { secondSignal.cancel() }
+        // SIGINT or SIGTERM: the group's graceful shutdown (the node drains); a second one
+        // cancels it (the node stops at once). One watcher sees both: the group's own signal
+        // handling acts on the first signal only.
+        let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
+        let watcher = Task {
+            var count = 0
+            for await _ in signals {
+                count += 1
+                if count == 1 { await group.triggerGracefulShutdown() } else { running.cancel() }
+            }
+        }
+        defer { watcher.cancel() }
         do {
             try await running.value
         } catch let error as NodeError {
@@ -234,30 +242,6 @@ struct Join: AsyncParsableCommand {
         lanGroup = lanGroup ?? file.lanGroup
         lanPort = lanPort ?? file.lanPort
         lanKeyFile = lanKeyFile ?? file.lanKeyFile
-    }
-}
-
-/// Counts SIGINT and SIGTERM beside the `ServiceGroup` (which acts on the first: a
-/// graceful shutdown) and calls `stopNow` on the second, to stop without draining.
-final class SecondSignalWatcher {
-    private let sources: [any DispatchSourceSignal]
-
-    init(stopNow: @escaping @Sendable () -> Void) {
-        let queue = DispatchQueue(label: "canvas.signals")
-        let count = Mutex(0)
-        sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler {
-                if count.withLock({ $0 += 1; return $0 }) == 2 { stopNow() }
-            }
-            source.resume()
-            return source
-        }
-    }
-
-    func cancel() {
-        for source in sources { source.cancel() }
     }
 }
 
