@@ -106,7 +106,7 @@ let package = Package(
             name: "LANClusterTests",
             dependencies: [
                 "LANCluster", "CanvasTestSupport", .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strict),
         .testTarget(name: "CanvasRuntimeTests", dependencies: ["CanvasRuntime"], swiftSettings: strict),
