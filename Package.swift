@@ -16,7 +16,6 @@ let package = Package(
         .library(name: "CanvasSVG", targets: ["CanvasSVG"]),
         .library(name: "CanvasStore", targets: ["CanvasStore"]),
         .library(name: "CanvasNode", targets: ["CanvasNode"]),
-        .library(name: "CanvasBench", targets: ["CanvasBench"]),
         .library(name: "XMPP", targets: ["XMPP"]),
         .library(name: "CanvasRuntime", targets: ["CanvasRuntime"]),
         .library(name: "LANCluster", targets: ["LANCluster"]),
