@@ -54,20 +54,19 @@ let package = Package(
         .target(
             name: "CanvasRuntime",
             dependencies: [
-                "CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG", "CanvasStore", "CanvasNode", "XMPP",
-                "LANCluster", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                "CanvasCore", "CanvasProtocol", "CanvasSVG", "CanvasStore", "CanvasNode", "XMPP", "LANCluster",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .target(
-            name: "CanvasBench", dependencies: ["CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG"],
-            swiftSettings: strict),
+            name: "CanvasBench", dependencies: ["CanvasCore", "CanvasProtocol"], swiftSettings: strict),
         .executableTarget(
             name: "canvas",
             dependencies: [
-                "CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG", "CanvasStore", "CanvasNode", "CanvasBench",
-                "CanvasRuntime", "XMPP", "LANCluster", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio"),
+                "CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG", "CanvasStore", "CanvasBench", "CanvasRuntime",
+                "LANCluster", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -84,8 +83,7 @@ let package = Package(
             name: "CanvasGeometryTests", dependencies: ["CanvasCore", "CanvasGeometry", "CanvasTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "CanvasSVGTests", dependencies: ["CanvasCore", "CanvasGeometry", "CanvasSVG", "CanvasTestSupport"],
-            swiftSettings: strict),
+            name: "CanvasSVGTests", dependencies: ["CanvasCore", "CanvasGeometry", "CanvasSVG"], swiftSettings: strict),
         .testTarget(
             name: "CanvasStoreTests", dependencies: ["CanvasCore", "CanvasProtocol", "CanvasStore", "CanvasTestSupport", "canvas"],
             swiftSettings: strict),
