@@ -16,7 +16,6 @@ let package = Package(
         .library(name: "CanvasSVG", targets: ["CanvasSVG"]),
         .library(name: "CanvasStore", targets: ["CanvasStore"]),
         .library(name: "CanvasNode", targets: ["CanvasNode"]),
-        .library(name: "CanvasBench", targets: ["CanvasBench"]),
         .library(name: "XMPP", targets: ["XMPP"]),
         .library(name: "CanvasRuntime", targets: ["CanvasRuntime"]),
         .library(name: "LANCluster", targets: ["LANCluster"]),
@@ -38,15 +37,17 @@ let package = Package(
         .target(
             name: "XMPP",
             dependencies: [
-                "CExpat", "COpenSSL", .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+                "CExpat", "COpenSSL", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .target(
             name: "LANCluster",
             dependencies: [
-                "COpenSSL", .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+                "COpenSSL", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .target(name: "CanvasStore", dependencies: ["CanvasCore", "CanvasProtocol"], swiftSettings: strict),
@@ -56,21 +57,20 @@ let package = Package(
         .target(
             name: "CanvasRuntime",
             dependencies: [
-                "CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG", "CanvasStore", "CanvasNode", "XMPP",
-                "LANCluster", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                "CanvasCore", "CanvasProtocol", "CanvasSVG", "CanvasStore", "CanvasNode", "XMPP", "LANCluster",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         .target(
-            name: "CanvasBench", dependencies: ["CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG"],
-            swiftSettings: strict),
+            name: "CanvasBench", dependencies: ["CanvasCore", "CanvasProtocol"], swiftSettings: strict),
         .executableTarget(
             name: "canvas",
             dependencies: [
                 "CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG", "CanvasStore", "CanvasNode", "CanvasBench",
-                "CanvasRuntime", "XMPP", "LANCluster", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio"),
+                "CanvasRuntime", "LANCluster", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
@@ -95,8 +95,7 @@ let package = Package(
             name: "CanvasGeometryTests", dependencies: ["CanvasCore", "CanvasGeometry", "CanvasTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "CanvasSVGTests", dependencies: ["CanvasCore", "CanvasGeometry", "CanvasSVG", "CanvasTestSupport"],
-            swiftSettings: strict),
+            name: "CanvasSVGTests", dependencies: ["CanvasCore", "CanvasGeometry", "CanvasSVG"], swiftSettings: strict),
         .testTarget(
             name: "CanvasStoreTests", dependencies: ["CanvasCore", "CanvasProtocol", "CanvasStore", "CanvasTestSupport", "canvas"],
             swiftSettings: strict),
@@ -115,14 +114,15 @@ let package = Package(
         .testTarget(
             name: "LANClusterTests",
             dependencies: [
-                "LANCluster", "CanvasTestSupport", .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                "LANCluster", "CanvasTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .testTarget(
             name: "CanvasRuntimeTests",
             dependencies: [
-                "CanvasRuntime", "CanvasCore", "CanvasNode", "CanvasProtocol", "XMPP",
+                "CanvasRuntime", "CanvasCore", "CanvasNode", "CanvasProtocol", "LANCluster", "XMPP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -1,6 +1,8 @@
 // swift-tools-version:6.1
 // The package-benchmark suites, kept in their own package so that building and testing
-// Canvas does not build the benchmark harness. Run from this folder:
+// Canvas does not build the benchmark harness. The workloads they share with `canvas bench`
+// are compiled in from Canvas's Sources/CanvasBench (the link CanvasBenchmarks/CanvasBench),
+// which is no product of Canvas. Run from this folder:
 //   swift package --disable-sandbox benchmark
 //   swift package --disable-sandbox benchmark --format jsonSmallerIsBetter --path results
 import PackageDescription
@@ -21,7 +23,6 @@ let package = Package(
                 .product(name: "CanvasProtocol", package: "Canvas"),
                 .product(name: "CanvasGeometry", package: "Canvas"),
                 .product(name: "CanvasSVG", package: "Canvas"),
-                .product(name: "CanvasBench", package: "Canvas"),
                 .product(name: "CanvasStore", package: "Canvas"),
             ],
             path: "Benchmarks/CanvasBenchmarks",

@@ -1,4 +1,4 @@
-public import CanvasCore
+import CanvasCore
 
 /// The sync message kinds, as `MessageKind` cases spell them.
 enum SyncKind: Equatable {

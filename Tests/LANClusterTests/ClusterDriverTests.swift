@@ -122,6 +122,22 @@ private func awaitFullMembership(_ nodes: [TestNode], within timeout: Duration =
 
 @Suite struct ClusterDriverTests {
     @Test(.enabled(if: multicastInterface != nil, "needs an up interface with an IPv4 address and MULTICAST"))
+    func configuredFaultsDuplicateWhatTheDriverSends() async throws {
+        let interface = try #require(multicastInterface)
+        let sound = freshSocket(on: interface)
+        var faulty = sound
+        faulty.faults = DatagramFaults(duplicate: 1)
+        let nodes = [try TestNode("a", socket: faulty), try TestNode("b", socket: sound)]
+        for node in nodes { try await node.driver.start() }
+        #expect(await awaitFullMembership(nodes))
+        nodes[0].driver.send(payload: [1, 2, 3])
+        #expect(await eventually { nodes[1].deliveries.count == 1 })
+        #expect(nodes[1].driver.counters.droppedReplayed > 0, "b heard a's datagrams twice")
+        #expect(nodes[0].driver.counters.droppedReplayed == 0, "a heard b's datagrams once")
+        await stopAll(nodes)
+    }
+
+    @Test(.enabled(if: multicastInterface != nil, "needs an up interface with an IPv4 address and MULTICAST"))
     func threeDriversDiscoverEachOther() async throws {
         let interface = try #require(multicastInterface)
         let socket = freshSocket(on: interface)

@@ -3,13 +3,6 @@ import Foundation
 
 @testable import LANCluster
 
-/// A seed printed so that a failing run can be replayed.
-func announcedSeed(_ test: String = #function) -> UInt64 {
-    let seed = UInt64(ProcessInfo.processInfo.environment["CANVAS_SEED"] ?? "") ?? UInt64.random(in: 0..<1_000_000)
-    print("\(test): seed \(seed) (set CANVAS_SEED to replay)")
-    return seed
-}
-
 extension SplitMix64 {
     mutating func bytes(_ count: Int) -> [UInt8] {
         (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &self) }

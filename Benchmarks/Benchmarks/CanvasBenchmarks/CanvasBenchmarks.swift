@@ -1,5 +1,4 @@
 import Benchmark
-import CanvasBench
 import CanvasCore
 import CanvasGeometry
 import CanvasProtocol

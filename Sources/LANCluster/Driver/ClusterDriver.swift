@@ -88,7 +88,7 @@ public final class ClusterDriver: Sendable {
         logger.info("LAN cluster started", metadata: ["transport": "\(transport.description)"])
         let channel = transport.channel
         try? await eventLoop.submit { [engine] in
-            engine.value.start(channel: channel, destination: transport.destination, faults: self.socket.faults)
+            engine.value.start(channel: channel, destination: transport.destination)
         }.get()
         let running = lifecycle.withLockedValue { state in
             guard case .starting = state else { return false }

@@ -35,7 +35,6 @@ final class ClusterEngine {
     /// Whether the last datagram failed to leave: failures are logged when they begin and end,
     /// not for every datagram.
     private var sendingFails = false
-    private var faults: DatagramFaults?
 
     init(
         node: ClusterNode, eventLoop: any EventLoop, logger: Logger, view: NIOLockedValueBox<ClusterView>,
@@ -54,11 +53,10 @@ final class ClusterEngine {
         return Duration(NIODeadline.now() - origin)
     }
 
-    /// Starts the node, sending to `destination` on `channel` (with `faults` injected, in tests).
-    func start(channel: any Channel, destination: SocketAddress, faults: DatagramFaults?) {
+    /// Starts the node, sending to `destination` on `channel`.
+    func start(channel: any Channel, destination: SocketAddress) {
         self.channel = channel
         self.destination = destination
-        self.faults = faults
         origin = .now()
         perform(node.start(now: .zero))
     }
@@ -94,24 +92,6 @@ final class ClusterEngine {
         return sent.map { $0.recover { _ in } } ?? eventLoop.makeSucceededVoidFuture()
     }
 
-    /// Duplicates or delays a datagram as `faults` says; returns whether it took care of
-    /// sending it (a delayed one).
-    private func injectFaults(
-        _ faults: DatagramFaults, _ envelope: AddressedEnvelope<ByteBuffer>, on channel: any Channel
-    ) -> Bool {
-        var random = SystemRandomNumberGenerator()
-        if Double.random(in: 0..<1, using: &random) < faults.duplicate {
-            channel.write(envelope, promise: nil)
-        }
-        guard Double.random(in: 0..<1, using: &random) < faults.delay else { return false }
-        let (seconds, attoseconds) = faults.maximumDelay.components
-        let maximum = max(1, seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
-        channel.eventLoop.scheduleTask(in: .microseconds(Int64.random(in: 0...maximum, using: &random))) {
-            channel.writeAndFlush(envelope, promise: nil)
-        }
-        return true
-    }
-
     private func report(_ error: ClusterError, _ message: Logger.Message) {
         let level: Logger.Level = error.kind == .notRunning ? .debug : .error
         logger.log(level: level, message, metadata: ["error": "\(error)"])
@@ -128,7 +108,6 @@ final class ClusterEngine {
                 guard let channel, let destination else { continue }
                 let datagram = channel.allocator.buffer(bytes: bytes)
                 let envelope = AddressedEnvelope(remoteAddress: destination, data: datagram)
-                if let faults, injectFaults(faults, envelope, on: channel) { continue }
                 let write = channel.write(envelope)
                 write.assumeIsolated().whenComplete { [self] result in noteSendResult(result) }
                 lastWrite = write

@@ -19,8 +19,9 @@ public struct ClusterSocketConfiguration: Sendable, Hashable {
     /// exercise the broadcast fallback.
     var joinsGroup = true
     /// Faults injected into this node's outgoing datagrams, for tests of a bad LAN (the
-    /// kernel's packet loss comes from iptables; duplication, delay and reordering from here).
-    public var faults: DatagramFaults?
+    /// kernel's packet loss comes from iptables; duplication, delay and reordering from a
+    /// `DatagramFaultHandler` in the socket's pipeline).
+    package var faults: DatagramFaults?
 
     /// A configuration; the defaults suit a LAN.
     public init(
@@ -30,40 +31,5 @@ public struct ClusterSocketConfiguration: Sendable, Hashable {
         self.port = port
         self.interface = interface
         self.broadcastFallback = broadcastFallback
-    }
-}
-
-/// Duplication and delay (hence reordering) of outgoing datagrams, for tests only.
-public struct DatagramFaults: Sendable, Hashable {
-    /// The probability that a datagram is sent twice.
-    public var duplicate: Double
-    /// The probability that a datagram is held back, by up to `maximumDelay`.
-    public var delay: Double
-    public var maximumDelay: Duration
-
-    public init(duplicate: Double = 0, delay: Double = 0, maximumDelay: Duration = .milliseconds(50)) {
-        self.duplicate = duplicate
-        self.delay = delay
-        self.maximumDelay = maximumDelay
-    }
-
-    /// Reads `dup=P,delay=P,max-delay-ms=N` (any subset), as given to `canvas join --lan-faults`.
-    public init(parsing text: String) throws(ClusterError) {
-        self.init()
-        for part in text.split(separator: ",") {
-            let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
-            guard pair.count == 2, let value = Double(pair[1]), value >= 0 else {
-                throw ClusterError(.invalidConfiguration, "fault \"\(part)\" is not NAME=NUMBER (dup, delay, max-delay-ms)")
-            }
-            switch pair[0] {
-            case "dup" where value <= 1: duplicate = value
-            case "delay" where value <= 1: delay = value
-            case "max-delay-ms": maximumDelay = .milliseconds(Int(value))
-            default:
-                throw ClusterError(
-                    .invalidConfiguration,
-                    "fault \"\(part)\": expected dup=P or delay=P with P in [0, 1], or max-delay-ms=N")
-            }
-        }
     }
 }

@@ -18,8 +18,8 @@ struct ClusterTransport: Sendable {
 
     /// Binds `socket.port` on all IPv4 addresses, shared with other sockets (SO_REUSEADDR
     /// and SO_REUSEPORT: multicast and broadcast datagrams reach every one), with a
-    /// `makeHandler()` handler, then joins the group on the chosen interface or falls back
-    /// to broadcast.
+    /// `makeHandler()` handler (and a `DatagramFaultHandler` when `socket.faults` is set),
+    /// then joins the group on the chosen interface or falls back to broadcast.
     static func open(
         _ socket: ClusterSocketConfiguration, on eventLoop: any EventLoop, logger: Logger,
         makeHandler: @escaping @Sendable () -> ClusterDatagramHandler
@@ -43,6 +43,9 @@ struct ClusterTransport: Sendable {
             .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let faults = socket.faults {
+                        try channel.pipeline.syncOperations.addHandler(DatagramFaultHandler(faults))
+                    }
                     try channel.pipeline.syncOperations.addHandler(makeHandler())
                 }
             }
