@@ -54,7 +54,6 @@ public final class Node: Service, Sendable {
         var started: [CheckedContinuation<Void, any Error>] = []
         var finished: [CheckedContinuation<Void, any Error>] = []
         var failure: NodeError?
-        var task: Task<Void, any Error>?
     }
 
     /// A node for `configuration`, logging through `logger`, on `eventLoopGroup`'s threads
@@ -110,10 +109,16 @@ public final class Node: Service, Sendable {
     /// the node from starting.
     public func start() async throws {
         try await withCheckedThrowingContinuation { (started: CheckedContinuation<Void, any Error>) in
-            lifecycle.withLock { state in
+            let idle = lifecycle.withLock { state in
+                guard state.phase == .idle else { return false }
                 state.started.append(started)
-                state.task = Task { try await self.run() }
+                return true
             }
+            guard idle else {
+                started.resume(throwing: NodeError("this node has already run; make a new one"))
+                return
+            }
+            Task { try await self.run() }
         }
     }
 

@@ -105,6 +105,7 @@ import Testing
             "\(error)".contains("no room \"elsewhere\"") && "\(error)".contains(Self.room)
         }
         await #expect(throws: NodeError.self) { try await node.run() }
+        await #expect(throws: NodeError.self) { try await node.start() }
         try await node.stop()
         var logger = Logger(label: "test")
         logger.logLevel = .critical
