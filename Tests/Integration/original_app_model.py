@@ -286,6 +286,20 @@ class Engine:
         return ({key: len(s.points) for key, s in sorted(self.doc.items())},
                 {key: [seg.pair() for seg in s.segments] for key, s in sorted(self.doc.items())})
 
+    def visible(self):
+        """{identifier: what is drawn}: the union of the non-empty segments, sorted, so that
+        replicas whose segment lists differ only by duplicates compare equal."""
+        result = {}
+        for key, stroke in sorted(self.doc.items()):
+            union = []
+            for start, end in sorted(s.pair() for s in stroke.segments if s.start < s.end):
+                if union and start <= union[-1][1]:
+                    union[-1][1] = max(union[-1][1], end)
+                else:
+                    union.append([start, end])
+            result[key] = union
+        return result
+
 
 def _better_partial(segments, lower, upper):
     """`case let .betterPartial(id, lower, upper)`, step for step: the visible segments

@@ -152,6 +152,7 @@ class Applying(unittest.TestCase):
         mega = app.everything()
         self.assertEqual(app.receive(mega, None), "applied")  # sent without id: applied
         self.assertEqual(app.view(), ({"s": 5}, {"s": [[0.0, 4.0], [0.0, 4.0]]}))
+        self.assertEqual(app.engine.visible(), {"s": [[0.0, 4.0]]})
 
 
 class Drawing(unittest.TestCase):
