@@ -181,10 +181,16 @@ extension RoomSession {
         sendSync(messages, to: .room, via: id, &actions)
     }
 
-    /// Sends the whole document as ordinary operations to a member that speaks no sync
-    /// messages (a legacy peer).
+    /// Sends the whole document as MEGA messages to a member that speaks no sync messages
+    /// (a legacy peer).
     mutating func sendState(to peer: PeerID, via id: TransportID, _ actions: inout [SessionAction]) {
-        sendRepair(document.operations, to: .peer(peer), via: id, &actions)
+        // MEGA, which the original app merges by keeping the longer points array: an APPEND
+        // would add points it already has at the end of its stroke (PROTOCOL.md §14).
+        for message in MessageEncoder.legacyMegaMessages(for: document, maxBytes: transports[id]!.maxMessageBytes) {
+            statistics.repairMessages += 1
+            statistics.repairBytes += message.count
+            actions.append(.send(message, kind: .legacyState, to: .peer(peer), via: id, id: nil))
+        }
     }
 
     private mutating func sendSync(_ messages: [[UInt8]], to destination: Destination, via id: TransportID, _ actions: inout [SessionAction]) {

@@ -84,10 +84,14 @@ public enum SessionAction: Sendable {
 public enum MessageKind: Sendable, Hashable {
     /// Operations drawn here, or relayed from another transport.
     case operations
-    /// Operations sent to repair members' replicas (anti-entropy, a legacy member's catch-up).
+    /// Operations sent to repair members' replicas (anti-entropy): only for members that
+    /// speak sync (a peer of the original protocol would append their points again).
     case repair
     /// A sync message (`SYNC_*`, protocol/PROTOCOL.md §13).
     case sync
+    /// The whole document as MEGA messages, for members that may be peers of the original
+    /// protocol (they merge a MEGA without ever duplicating points).
+    case legacyState
 }
 
 /// An operation applied to the document, with what it changed and who sent it (nil: local).

@@ -85,3 +85,67 @@ enum LegacyMega {
         return visible
     }
 }
+
+extension LegacyMega {
+    /// The document as MEGA messages for peers of the original protocol (protocol/PROTOCOL.md
+    /// §14): every stroke with a header and at least two points, its drawable points, its
+    /// visible segments, pen and shape flag, strokes grouped in messages of at most
+    /// `maxBytes` (a stroke larger than that travels alone). A peer of the original protocol
+    /// merges a MEGA by keeping the longer points array, so receiving one twice, or after
+    /// the operations themselves, never duplicates points; Canvas nodes apply it as the
+    /// operations they already hold.
+    ///
+    /// Not expressible, so left out: points beyond a gap (pending runs), erasure past the
+    /// last point, and one-point strokes (a degenerate segment reads as empty, which would
+    /// erase the dot on every Canvas node).
+    static func messages(for document: Document, maxBytes: Int) -> [[UInt8]] {
+        var messages: [[UInt8]] = []
+        var current: [UInt8] = []
+        for stroke in document.sortedStrokes {
+            guard let header = stroke.header, stroke.points.count > 1 else { continue }
+            var entry: [UInt8] = []
+            CanonicalJSON.appendString(stroke.id.rawValue, to: &entry)
+            CanonicalJSON.appendLiteral(#":{"points":["#, to: &entry)
+            for (index, point) in stroke.points.enumerated() {
+                if index > 0 { entry.append(UInt8(ascii: ",")) }
+                CanonicalJSON.appendPoint(point, to: &entry)
+            }
+            CanonicalJSON.appendLiteral(#"],"segments":["#, to: &entry)
+            var first = true
+            for interval in stroke.visible.intervals where interval.lowerBound < interval.upperBound {
+                if !first { entry.append(UInt8(ascii: ",")) }
+                first = false
+                CanonicalJSON.appendLiteral(#"{"start":"#, to: &entry)
+                CanonicalJSON.appendNumber(interval.lowerBound, to: &entry)
+                CanonicalJSON.appendLiteral(#","end":"#, to: &entry)
+                CanonicalJSON.appendNumber(interval.upperBound, to: &entry)
+                entry.append(UInt8(ascii: "}"))
+            }
+            CanonicalJSON.appendLiteral(#"],"isShape":"#, to: &entry)
+            CanonicalJSON.appendLiteral(header.isShape ? "true" : "false", to: &entry)
+            CanonicalJSON.appendLiteral(#","thickness":"#, to: &entry)
+            CanonicalJSON.appendNumber(header.weight, to: &entry)
+            CanonicalJSON.appendLiteral(#","colour":["#, to: &entry)
+            for (index, component) in [header.colour.red, header.colour.green, header.colour.blue].enumerated() {
+                if index > 0 { entry.append(UInt8(ascii: ",")) }
+                CanonicalJSON.appendNumber(Double(component) / 255, to: &entry)
+            }
+            CanonicalJSON.appendLiteral("]}", to: &entry)
+            if !current.isEmpty, current.count + entry.count + messageOverhead > maxBytes {
+                messages.append(finished(current))
+                current = []
+            }
+            if !current.isEmpty { current.append(UInt8(ascii: ",")) }
+            current += entry
+        }
+        if !current.isEmpty { messages.append(finished(current)) }
+        return messages
+    }
+
+    /// `{"type":"MEGA","data":{` … `}}` around the strokes.
+    private static let messageOverhead = 26
+
+    private static func finished(_ strokes: [UInt8]) -> [UInt8] {
+        Array(#"{"type":"MEGA","data":{"#.utf8) + strokes + Array("}}".utf8)
+    }
+}

@@ -72,3 +72,11 @@ public enum MessageEncoder {
         writer.string(id.rawValue)
     }
 }
+
+extension MessageEncoder {
+    /// The document as MEGA messages of at most `maxBytes` each, for peers of the original
+    /// protocol (see `LegacyMega.messages(for:maxBytes:)`).
+    public static func legacyMegaMessages(for document: Document, maxBytes: Int) -> [[UInt8]] {
+        LegacyMega.messages(for: document, maxBytes: maxBytes)
+    }
+}

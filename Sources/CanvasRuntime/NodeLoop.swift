@@ -296,7 +296,9 @@ final class NodeLoop {
     ) throws(NodeError) -> MUCRoom {
         do {
             return MUCRoom(
-                configuration: try MUCRoomConfiguration(roomJID: name, nickname: account.nickname ?? replica.session.nodeID))
+                configuration: try MUCRoomConfiguration(
+                    roomJID: name, nickname: account.nickname ?? replica.session.nodeID,
+                    payloadElement: XMPPRoomLinkStateMachine.payloadElement))
         } catch {
             throw NodeError("\(error)")
         }

@@ -11,14 +11,18 @@ import XMPP
 /// time (`now`, the node's clock) and, where a decision needs them, with `Facts` about the
 /// client and the session; each returns the actions for the link to carry out, in order.
 ///
-/// - Each protocol message is the `<body>` of one message: to the room (`groupchat`), or,
-///   for a message meant for one member that speaks sync, to that occupant (a private
-///   message through the room, never archived). A member that has never sent a sync
-///   message may be a peer of the original protocol, which reads only groupchat: messages
-///   meant for it go to the room, unarchived.
+/// - A `<body>` carries only what the original app understands (PROTOCOL.md §14): the
+///   operations drawn here or relayed, and the whole document as MEGA for members that may
+///   be peers of the original protocol. Sync messages and repairs travel in the Canvas
+///   payload element (`<canvas xmlns='urn:x-canvas:1'>`) with no body, which the original
+///   app never reads. Each goes to the room (`groupchat`), or, for a message meant for one
+///   member that speaks sync, to that occupant (a private message through the room, never
+///   archived). A member that has never sent a sync message may be a peer of the original
+///   protocol, which reads only groupchat: messages meant for it go to the room.
 /// - A send that carries local operations is accepted when the room reflects it back
 ///   (matched by the stanza id we set): then it is in the room's archive as well.
-/// - Sync messages carry a `no-store` hint (XEP-0334): the archive keeps operations only.
+/// - Everything but operations carries a `no-store` hint (XEP-0334): the archive keeps each
+///   operation once, as first sent.
 /// - Messages from the archive or the room's history feed the session as operations only:
 ///   their sync messages are stale.
 /// - After a join the session hears of the room once the archive (or history) is read:
@@ -85,6 +89,18 @@ struct XMPPRoomLinkStateMachine {
     static let unconfirmedNoteInterval: Duration = .seconds(1)
     /// XEP-0334 message processing hints.
     static let hintsNamespace = "urn:xmpp:hints"
+    /// The element that carries Canvas's own messages (sync, repairs) instead of a body, so
+    /// that peers of the original protocol, which hand every body to their decoder, never
+    /// see them (PROTOCOL.md §14).
+    static let payloadElement = MUCPayloadElement(name: "canvas", namespace: "urn:x-canvas:1")
+
+    /// Where a message travels: operations and MEGA in the body, the rest in the payload.
+    static func content(of message: OutgoingMessage) -> MUCMessageContent {
+        switch message.kind {
+        case .operations, .legacyState: .body(message.body)
+        case .sync, .repair: .payload(message.body)
+        }
+    }
 
     /// The room's occupancy.
     private(set) var room: MUCRoom
@@ -360,14 +376,14 @@ struct XMPPRoomLinkStateMachine {
             // that has never spoken sync (peers of the original protocol read only
             // groupchat). Sync messages and what is meant for one member are not archived:
             // the archive keeps the room's own operations, once.
-            stanza = room.message(body: message.body, stanzaID: stanzaID)
+            stanza = room.message(Self.content(of: message), stanzaID: stanzaID)
             unreflected[stanzaID] = now
-            if message.kind == .sync || message.destination != .room {
+            if message.kind != .operations || message.destination != .room {
                 stanza.children.append(.element(XMLElement(name: "no-store", namespace: Self.hintsNamespace)))
             }
             if message.id != nil { awaitingReflection[stanzaID] = message }
         case .peer(let peer):
-            stanza = room.privateMessage(body: message.body, to: peer.rawValue, stanzaID: stanzaID)
+            stanza = room.privateMessage(Self.content(of: message), to: peer.rawValue, stanzaID: stanzaID)
             stanza.children.append(.element(XMLElement(name: "no-store", namespace: Self.hintsNamespace)))
         }
         actions.append(.send(stanza))
@@ -417,9 +433,9 @@ struct XMPPRoomLinkStateMachine {
             actions.append(.event(.nickname(room: roomName, from: old, to: new)))
         case .message(let message):
             received(message, now: now, facts: facts, into: &actions)
-        case .privateMessage(let nickname, let body):
+        case .privateMessage(let nickname, let content):
             guard transportUp, isActive else { return }
-            actions.append(.session(.received(Array(body.utf8), from: PeerID(nickname), via: Self.transportID)))
+            actions.append(.session(.received(Array(content.text.utf8), from: PeerID(nickname), via: Self.transportID)))
         case .archivePosition(let position):
             archivePosition = position
         case .catchUpFinished(let messages, let usedArchive):
@@ -479,7 +495,7 @@ struct XMPPRoomLinkStateMachine {
             return
         }
         let sender = PeerID(message.fromNickname ?? "")
-        let bytes = Array(message.body.utf8)
+        let bytes = Array(message.content.text.utf8)
         guard message.source == .live, transportUp else {
             // The archive, the history, or the room before the session knows it: operations only.
             actions.append(.session(.recorded(bytes, from: sender, via: Self.transportID)))

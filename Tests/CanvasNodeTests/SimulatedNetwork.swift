@@ -66,6 +66,8 @@ struct SimulatedNetwork {
     var created: [Operation] = []
     /// Counts of messages and bytes delivered to the network, by `type`.
     var sentMessages: [String: Int] = [:]
+    /// Counts of the messages sessions sent, by what they carry.
+    var sentKinds: [MessageKind: Int] = [:]
     var sentBytes: [String: Int] = [:]
     /// The largest message sent by a session (the test's own MEGA aside).
     var largestMessage = 0
@@ -150,7 +152,8 @@ struct SimulatedNetwork {
     private mutating func perform(_ actions: [SessionAction], of index: Int) {
         for action in actions {
             switch action {
-            case .send(let bytes, _, let destination, _, let id):
+            case .send(let bytes, let kind, let destination, _, let id):
+                sentKinds[kind, default: 0] += 1
                 send(bytes, from: index, to: destination)
                 if let id {
                     queue.push(at: now, .accepted(id, node: index, epoch: nodes[index].epoch))

@@ -18,7 +18,8 @@ struct LinkHarness {
     var unaccepted: [CanvasCore.Operation] = []
 
     init(archivePosition: String? = nil, storedUnconfirmed: [CanvasCore.Operation] = [], keepsNotes: Bool = true) throws {
-        let configuration = try MUCRoomConfiguration(roomJID: Self.room, nickname: "bob")
+        let configuration = try MUCRoomConfiguration(
+            roomJID: Self.room, nickname: "bob", payloadElement: XMPPRoomLinkStateMachine.payloadElement)
         machine = XMPPRoomLinkStateMachine(
             room: MUCRoom(configuration: configuration), roomName: Self.room, nodeID: "node-b",
             archivePosition: archivePosition, storedUnconfirmed: storedUnconfirmed, keepsNotes: keepsNotes)
@@ -134,9 +135,20 @@ struct LinkHarness {
     }
 
     /// Our groupchat message with `body`, as the machine sends it.
+    /// Our groupchat message `number` with `body`.
     static func ours(_ number: Int, _ body: String, noStore: Bool = false) -> String {
+        ours(number, content: "<body>\(body)</body>", noStore: noStore)
+    }
+
+    /// Our groupchat message `number` with `text` in the Canvas payload element, no body,
+    /// not archived.
+    static func oursInPayload(_ number: Int, _ text: String) -> String {
+        ours(number, content: "<canvas xmlns='urn:x-canvas:1'>\(text)</canvas>", noStore: true)
+    }
+
+    private static func ours(_ number: Int, content: String, noStore: Bool) -> String {
         let hint = noStore ? "<no-store xmlns='urn:xmpp:hints'/>" : ""
-        return "<message to='\(room)' type='groupchat' id='node-b-\(number)'><body>\(body)</body>"
+        return "<message to='\(room)' type='groupchat' id='node-b-\(number)'>\(content)"
             + "<origin-id xmlns='urn:xmpp:sid:0' id='node-b-\(number)'/>\(hint)</message>"
     }
 
@@ -264,7 +276,7 @@ struct XMPPRoomLinkStateMachineTests {
         var link = try H()
         try link.joinAndCatchUp()
         #expect(sent(link.send("ops", id: 7)) == [H.ours(1, "ops")])
-        #expect(sent(link.send("repair", .repair)) == [H.ours(2, "repair")])
+        #expect(sent(link.send("repair", .repair)) == [H.oursInPayload(2, "repair")])
         let refused = try link.feed(H.refusal(id: "node-b-1", condition: "resource-constraint") + H.refusal(id: "node-b-2", condition: "policy-violation"))
         #expect(sent(refused) == [])
         #expect(inputs(refused) == [])
@@ -273,7 +285,7 @@ struct XMPPRoomLinkStateMachineTests {
         #expect(sent(link.tick(at: .milliseconds(999))) == [])
         // The refused local operations go again; the refused repair does not (anti-entropy
         // repairs it); what was sent during the pause follows.
-        #expect(sent(link.tick(at: .seconds(1))) == [H.ours(3, "ops"), H.ours(4, "sync", noStore: true)])
+        #expect(sent(link.tick(at: .seconds(1))) == [H.ours(3, "ops"), H.oursInPayload(4, "sync")])
         #expect(inputs(try link.feed(H.groupchat(from: "bob", id: "node-b-3", body: "ops"))) == ["accepted 7"])
     }
 
@@ -416,21 +428,43 @@ struct XMPPRoomLinkStateMachineTests {
         #expect(inputs(try link.feed(privateMessage)) == ["received alice: hello"])
     }
 
-    @Test func syncMessagesAndMessagesForOneMemberAreNotArchived() throws {
+    /// A body carries only what the original app understands (operations, MEGA); sync
+    /// messages and repairs travel in the Canvas payload, which it never reads; only
+    /// operations are archived.
+    @Test func bodiesCarryOnlyWhatTheOriginalAppReadsAndOnlyOperationsAreArchived() throws {
         var link = try H()
         try link.joinAndCatchUp()
         link.syncPeers = [PeerID("alice")]
         #expect(sent(link.send("ops")) == [H.ours(1, "ops")])
-        #expect(sent(link.send("repair", .repair)) == [H.ours(2, "repair")])
-        #expect(sent(link.send("sync", .sync)) == [H.ours(3, "sync", noStore: true)])
+        #expect(sent(link.send("repair", .repair)) == [H.oursInPayload(2, "repair")])
+        #expect(sent(link.send("sync", .sync)) == [H.oursInPayload(3, "sync")])
         // To alice, who speaks sync: privately through the room.
         #expect(
             sent(link.send("for alice", .sync, to: .peer(PeerID("alice")))) == [
-                "<message to='\(H.room)/alice' type='chat' id='node-b-4'><body>for alice</body>"
+                "<message to='\(H.room)/alice' type='chat' id='node-b-4'><canvas xmlns='urn:x-canvas:1'>for alice</canvas>"
                     + "<x xmlns='http://jabber.org/protocol/muc#user'/><no-store xmlns='urn:xmpp:hints'/></message>"
             ])
-        // To carol, who never spoke sync (maybe a peer of the original protocol): to the room.
-        #expect(sent(link.send("for carol", .repair, to: .peer(PeerID("carol")))) == [H.ours(5, "for carol", noStore: true)])
+        // To carol, who never spoke sync (maybe a peer of the original protocol): to the
+        // room, where it reads groupchat; the document as MEGA in the body, unarchived.
+        #expect(sent(link.send("for carol", .repair, to: .peer(PeerID("carol")))) == [H.oursInPayload(5, "for carol")])
+        #expect(sent(link.send("mega", .legacyState, to: .peer(PeerID("carol")))) == [H.ours(6, "mega", noStore: true)])
+    }
+
+    /// What arrives in the payload reaches the session like a body (sync messages of nodes
+    /// of the previous version, in bodies, still do too).
+    @Test func payloadsAndBodiesBothReachTheSession() throws {
+        var link = try H()
+        try link.joinAndCatchUp()
+        let payload = "<message from='\(H.room)/alice' type='groupchat' id='a-1'>"
+            + "<canvas xmlns='urn:x-canvas:1'>{\"type\":\"SYNC_SUMMARY\"}</canvas></message>"
+        let body = "<message from='\(H.room)/alice' type='groupchat' id='a-2'><body>{\"type\":\"SYNC_SUMMARY\"}</body></message>"
+        let both = "<message from='\(H.room)/alice' type='groupchat' id='a-3'><body>old</body>"
+            + "<canvas xmlns='urn:x-canvas:1'>new</canvas></message>"
+        #expect(
+            inputs(try link.feed(payload + body + both)) == [
+                #"received alice: {"type":"SYNC_SUMMARY"}"#, #"received alice: {"type":"SYNC_SUMMARY"}"#,
+                "received alice: new",
+            ])
     }
 
     @Test func notesAreWrittenWhenTheyChangeAtMostOnceASecondAndOnLeave() throws {

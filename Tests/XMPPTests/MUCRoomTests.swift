@@ -495,8 +495,8 @@ struct MUCRoomTests {
                 + "</message>")
         #expect(
             events == [
-                .privateMessage(from: "alice", body: "{\"type\":\"SYNC_HELLO\"}"),
-                .privateMessage(from: "Carol", body: "hi"),
+                .privateMessage(from: "alice", content: .body("{\"type\":\"SYNC_HELLO\"}")),
+                .privateMessage(from: "Carol", content: .body("hi")),
             ])
         #expect(room.archivePosition == nil, "private messages are not archived")
     }
@@ -508,7 +508,7 @@ struct MUCRoomTests {
         #expect(room.isAbout(stanza))
         #expect(room.handle(stanza) == [], "not joined yet")
         var joining = try F.joinedRoom(archive: true)
-        #expect(joining.handle(stanza) == [.privateMessage(from: "alice", body: "hi")], "joined, catching up")
+        #expect(joining.handle(stanza) == [.privateMessage(from: "alice", content: .body("hi"))], "joined, catching up")
         _ = joining.leave()
         #expect(joining.handle(stanza) == [], "left")
     }

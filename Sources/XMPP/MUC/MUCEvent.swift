@@ -21,7 +21,7 @@ public enum MUCEvent: Sendable, Hashable {
     /// A private message with a body from the occupant `from` (a nickname), through the
     /// room (`type='chat'` from `room@service/nickname`), while we are in the room. The
     /// room neither reflects, archives nor replays private messages.
-    case privateMessage(from: String, body: String)
+    case privateMessage(from: String, content: MUCMessageContent)
     /// The newest archive id seen so far (a `<stanza-id/>` set by the room, or a XEP-0313
     /// result id). Persist it after handling the messages before it, and pass it to
     /// `MUCRoom.join(archivePosition:)` after a restart.
@@ -80,7 +80,22 @@ public enum MUCAffiliation: String, Sendable, Hashable {
     }
 }
 
-/// A groupchat message with a body.
+/// What a room message carries: a `<body>`, or the text of the application's payload
+/// element (`MUCRoomConfiguration.payloadElement`). A message holding both is delivered as
+/// its payload: the body is then for clients that know nothing else.
+public enum MUCMessageContent: Sendable, Hashable {
+    case body(String)
+    case payload(String)
+
+    /// The text, whichever it is.
+    public var text: String {
+        switch self {
+        case .body(let text), .payload(let text): text
+        }
+    }
+}
+
+/// A groupchat message with a body or the application's payload.
 public struct MUCMessage: Sendable, Hashable {
     /// Where a message came from.
     public enum Source: Sendable, Hashable {
@@ -92,8 +107,8 @@ public struct MUCMessage: Sendable, Hashable {
         case archive
     }
 
-    /// The text of the `<body/>`.
-    public var body: String
+    /// The body, or the application's payload.
+    public var content: MUCMessageContent
     /// The sender's nickname; `nil` for a message from the room itself.
     public var fromNickname: String?
     /// The sender's `id` attribute (or XEP-0359 `<origin-id/>` if it has none): for our
@@ -108,10 +123,25 @@ public struct MUCMessage: Sendable, Hashable {
     /// Live, history or archive.
     public var source: Source
 
+    /// The text of the `<body/>`, for a message that carries one and no payload.
+    public var body: String? {
+        if case .body(let text) = content { text } else { nil }
+    }
+
+    /// A message with a body.
     public init(
         body: String, fromNickname: String?, stanzaID: String?, archiveID: String?, isOwn: Bool, source: Source
     ) {
-        self.body = body
+        self.init(
+            content: .body(body), fromNickname: fromNickname, stanzaID: stanzaID, archiveID: archiveID, isOwn: isOwn,
+            source: source)
+    }
+
+    public init(
+        content: MUCMessageContent, fromNickname: String?, stanzaID: String?, archiveID: String?, isOwn: Bool,
+        source: Source
+    ) {
+        self.content = content
         self.fromNickname = fromNickname
         self.stanzaID = stanzaID
         self.archiveID = archiveID

@@ -3,25 +3,57 @@ extension MUCRoom {
     /// XEP-0359 `<origin-id/>` (some services replace `id` in the reflection; the origin-id
     /// survives). The id is remembered so that the reflection counts as `isOwn`.
     public mutating func message(body: String, stanzaID: String) -> XMLElement {
+        message(.body(body), stanzaID: stanzaID)
+    }
+
+    /// A groupchat message carrying `content` (a payload needs the configuration's
+    /// `payloadElement`), as `message(body:stanzaID:)` describes.
+    public mutating func message(_ content: MUCMessageContent, stanzaID: String) -> XMLElement {
         sentMessageIDs.append(stanzaID)
         if sentMessageIDs.count > Self.rememberedMessageIDs {
             sentMessageIDs.removeFirst(sentMessageIDs.count - Self.rememberedMessageIDs)
         }
         return MUCStanza.element(
             "message", XMPPNamespace.client, ["to": configuration.roomJID, "type": "groupchat", "id": stanzaID],
-            [
-                MUCStanza.text("body", XMPPNamespace.client, body),
-                MUCStanza.element("origin-id", MUCNamespace.stanzaID, ["id": stanzaID]),
-            ])
+            [element(content), MUCStanza.element("origin-id", MUCNamespace.stanzaID, ["id": stanzaID])])
+    }
+
+    /// `<body>` or the payload element.
+    private func element(_ content: MUCMessageContent) -> XMLElement {
+        switch content {
+        case .body(let text):
+            return MUCStanza.text("body", XMPPNamespace.client, text)
+        case .payload(let text):
+            guard let payload = configuration.payloadElement else {
+                preconditionFailure("a payload for room \(configuration.roomJID), whose configuration names no payload element")
+            }
+            return MUCStanza.text(payload.name, payload.namespace, text)
+        }
+    }
+
+    /// What `stanza` carries: its payload element's text, or else its body.
+    private func content(of stanza: XMLElement) -> MUCMessageContent? {
+        if let payload = configuration.payloadElement,
+            let element = stanza.child(named: payload.name, namespace: payload.namespace)
+        {
+            return .payload(element.text)
+        }
+        guard let body = stanza.child(named: "body", namespace: stanza.namespace) else { return nil }
+        return .body(body.text)
     }
 
     /// A private message with `body` to the occupant `nickname`, through the room, with id
     /// `stanzaID` (XEP-0045 §7.5: `type='chat'`, with the MUC user `<x/>` that tells the
     /// recipient's client it comes through the room).
     public func privateMessage(body: String, to nickname: String, stanzaID: String) -> XMLElement {
+        privateMessage(.body(body), to: nickname, stanzaID: stanzaID)
+    }
+
+    /// A private message carrying `content`, as `privateMessage(body:to:stanzaID:)` describes.
+    public func privateMessage(_ content: MUCMessageContent, to nickname: String, stanzaID: String) -> XMLElement {
         MUCStanza.element(
             "message", XMPPNamespace.client, ["to": "\(configuration.roomJID)/\(nickname)", "type": "chat", "id": stanzaID],
-            [MUCStanza.text("body", XMPPNamespace.client, body), MUCStanza.element("x", MUCNamespace.user)])
+            [element(content), MUCStanza.element("x", MUCNamespace.user)])
     }
 
     mutating func handleMessage(_ message: XMLElement, from sender: MUCAddress) -> [MUCEvent] {
@@ -46,10 +78,8 @@ extension MUCRoom {
 
     /// A private message from an occupant, while we are in the room.
     func handlePrivateMessage(_ message: XMLElement, from sender: MUCAddress) -> [MUCEvent] {
-        guard isJoined, let nickname = sender.resource,
-            let body = message.child(named: "body", namespace: message.namespace)?.text
-        else { return [] }
-        return [.privateMessage(from: nickname, body: body)]
+        guard isJoined, let nickname = sender.resource, let content = content(of: message) else { return [] }
+        return [.privateMessage(from: nickname, content: content)]
     }
 
     mutating func handleGroupchat(_ message: XMLElement) -> [MUCEvent] {
@@ -90,15 +120,16 @@ extension MUCRoom {
             .attribute("id")
     }
 
-    /// The message in `stanza` (a groupchat message, live or archived), `nil` without a body.
+    /// The message in `stanza` (a groupchat message, live or archived), `nil` without a body
+    /// or payload.
     func makeMessage(_ stanza: XMLElement, source: MUCMessage.Source, archiveID: String?) -> MUCMessage? {
-        guard let body = stanza.child(named: "body", namespace: stanza.namespace)?.text else { return nil }
+        guard let content = content(of: stanza) else { return nil }
         let senderNickname = stanza.attribute("from").flatMap { MUCAddress($0).resource }
         let id = stanza.attribute("id")
         let originID = stanza.child(named: "origin-id", namespace: MUCNamespace.stanzaID)?.attribute("id")
         let sentByUs = [id, originID].contains { $0.map(sentMessageIDs.contains) ?? false }
         return MUCMessage(
-            body: body, fromNickname: senderNickname, stanzaID: id ?? originID, archiveID: archiveID,
+            content: content, fromNickname: senderNickname, stanzaID: id ?? originID, archiveID: archiveID,
             isOwn: sentByUs || senderNickname == nickname, source: source)
     }
 }

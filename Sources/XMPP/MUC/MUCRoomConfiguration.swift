@@ -10,10 +10,15 @@ public struct MUCRoomConfiguration: Sendable, Hashable {
     /// How many archived messages to ask for per XEP-0313 page. The service may send fewer
     /// (Prosody: at most `max_archive_query_results`, 50 by default); paging goes on anyway.
     public let archivePageSize: Int
+    /// The application's own element, carried in messages instead of a `<body>` (so that
+    /// clients that read only bodies never see it): messages that hold one are delivered with
+    /// its text as `MUCMessageContent.payload`. Nil: only bodies count.
+    public let payloadElement: MUCPayloadElement?
 
     /// A configuration, or `MUCError` of kind `.invalidConfiguration` naming the bad value.
     public init(
-        roomJID: String, nickname: String, password: String? = nil, archivePageSize: Int = 100
+        roomJID: String, nickname: String, password: String? = nil, archivePageSize: Int = 100,
+        payloadElement: MUCPayloadElement? = nil
     ) throws(MUCError) {
         let parts = roomJID.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, !roomJID.contains("/") else {
@@ -35,5 +40,18 @@ public struct MUCRoomConfiguration: Sendable, Hashable {
         self.nickname = nickname
         self.password = password
         self.archivePageSize = archivePageSize
+        self.payloadElement = payloadElement
+    }
+}
+
+/// An application element that a message carries instead of a `<body>`: its name and
+/// namespace (`<canvas xmlns='urn:x-canvas:1'>…</canvas>`).
+public struct MUCPayloadElement: Sendable, Hashable {
+    public let name: String
+    public let namespace: String
+
+    public init(name: String, namespace: String) {
+        self.name = name
+        self.namespace = namespace
     }
 }
