@@ -1,6 +1,8 @@
 /// Why a message was rejected. Every rejection names the field (`path`, e.g.
 /// `APPEND.points[3][1]`) and says what was expected and what came instead, so that the
 /// author of a faulty peer can fix it from the log line alone.
+///
+/// Two errors are equal when their kinds are: the path and detail are diagnostics for logs.
 public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The category of a rejection. New kinds may be added without breaking API.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
@@ -38,4 +40,7 @@ public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible 
     public var description: String {
         path.isEmpty ? detail : "\(path): \(detail)"
     }
+
+    public static func == (lhs: ProtocolError, rhs: ProtocolError) -> Bool { lhs.kind == rhs.kind }
+    public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
 }

@@ -1,7 +1,8 @@
 /// A store that cannot be opened, read or written, with what a user needs to act on it:
 /// the file, the byte offset where reading failed, and what was expected there.
 ///
-/// New kinds can be added without breaking the API; equality compares every field.
+/// New kinds can be added without breaking the API. Two errors are equal when their kinds
+/// are: the path, offset and detail are diagnostics for the user and the logs.
 public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong, in broad terms.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
@@ -47,4 +48,7 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         if let offset { text += ": byte \(offset)" }
         return text + ": \(kind): \(detail)"
     }
+
+    public static func == (lhs: StoreError, rhs: StoreError) -> Bool { lhs.kind == rhs.kind }
+    public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
 }

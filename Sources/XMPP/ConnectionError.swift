@@ -1,7 +1,8 @@
 /// Why an XMPP connection could not reach a ready session, with what a user needs to act
 /// on it: which step failed, what the server said and what to change.
 ///
-/// New kinds can be added without breaking the API; equality compares every field.
+/// New kinds can be added without breaking the API. Two errors are equal when their kinds
+/// are: the detail is a diagnostic for the user and the logs.
 public struct ConnectionError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong, in broad terms.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
@@ -58,4 +59,7 @@ public struct ConnectionError: Error, Hashable, Sendable, CustomStringConvertibl
 
     /// `KIND: DETAIL`.
     public var description: String { "\(kind): \(detail)" }
+
+    public static func == (lhs: ConnectionError, rhs: ConnectionError) -> Bool { lhs.kind == rhs.kind }
+    public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
 }

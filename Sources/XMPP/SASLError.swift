@@ -1,7 +1,8 @@
 /// A SASL exchange that cannot go on, with what a user needs to act on it: which
 /// message or field was wrong, the value found and what was expected.
 ///
-/// New kinds can be added without breaking the API; equality compares every field.
+/// New kinds can be added without breaking the API. Two errors are equal when their kinds
+/// are: the detail is a diagnostic for the user and the logs.
 public struct SASLError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong, in broad terms.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
@@ -47,4 +48,7 @@ public struct SASLError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// `KIND: DETAIL`.
     public var description: String { "\(kind): \(detail)" }
+
+    public static func == (lhs: SASLError, rhs: SASLError) -> Bool { lhs.kind == rhs.kind }
+    public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
 }

@@ -196,15 +196,11 @@ struct ConnectionStateMachineTests {
     @Test func plainIsRefusedWithoutTLS() throws {
         var connection = ScriptedConnection(try configuration(tls: .disabledForTesting))
         _ = connection.machine.start()
-        let actions = try connection.server(Server.header + Server.features(Server.mechanisms("PLAIN")))
+        let error = failure(in: try connection.server(Server.header + Server.features(Server.mechanisms("PLAIN"))))
+        #expect(error?.kind == .noUsableMechanism)
         #expect(
-            actions == [
-                .fail(
-                    ConnectionError(
-                        .noUsableMechanism,
-                        "cannot authenticate as user@example.org: the server offers only PLAIN, which is refused without TLS"
-                    ))
-            ])
+            error?.detail
+                == "cannot authenticate as user@example.org: the server offers only PLAIN, which is refused without TLS")
     }
 
     @Test func plainIsUsedInsideTLSWhenAlone() throws {
@@ -243,30 +239,27 @@ struct ConnectionStateMachineTests {
         var connection = ScriptedConnection(try configuration(tls: .disabledForTesting))
         _ = connection.machine.start()
         _ = try connection.server(Server.header + Server.features(Server.mechanisms("SCRAM-SHA-1")))
-        let actions = try connection.server(
-            "<failure xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><not-authorized/><text>Invalid username or password</text></failure>"
-        )
+        let error = failure(
+            in: try connection.server(
+                "<failure xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><not-authorized/><text>Invalid username or password</text></failure>"
+            ))
+        #expect(error?.kind == .authenticationFailed)
         #expect(
-            actions == [
-                .fail(
-                    ConnectionError(
-                        .authenticationFailed,
-                        "the server rejected the credentials for user@example.org: check the user name and password (SASL failure not-authorized: Invalid username or password)"
-                    ))
-            ])
+            error?.detail
+                == "the server rejected the credentials for user@example.org: check the user name and password (SASL failure not-authorized: Invalid username or password)"
+        )
     }
 
     @Test func streamErrorNamesTheCondition() throws {
         var connection = ScriptedConnection(try configuration())
         _ = connection.machine.start()
-        let actions = try connection.server(
-            Server.header
-                + "<stream:error><host-unknown xmlns='urn:ietf:params:xml:ns:xmpp-streams'/><text xmlns='urn:ietf:params:xml:ns:xmpp-streams'>No such domain</text></stream:error>"
-        )
-        #expect(
-            actions == [
-                .fail(ConnectionError(.streamError, "the server closed the stream with host-unknown: No such domain"))
-            ])
+        let error = failure(
+            in: try connection.server(
+                Server.header
+                    + "<stream:error><host-unknown xmlns='urn:ietf:params:xml:ns:xmpp-streams'/><text xmlns='urn:ietf:params:xml:ns:xmpp-streams'>No such domain</text></stream:error>"
+            ))
+        #expect(error?.kind == .streamError)
+        #expect(error?.detail == "the server closed the stream with host-unknown: No such domain")
     }
 
     @Test func wrongServerSignatureFails() throws {

@@ -22,13 +22,13 @@ import XMPP
         (["X-OAUTH2", "scram-sha-1"], "the server offers no mechanism we support: X-OAUTH2, scram-sha-1"),
     ])
     func refusesWithAClearMessage(offered: [String], message: String) {
-        #expect(throws: SASLError(.noUsableMechanism, message)) {
+        expectThrows(SASLError(.noUsableMechanism, message)) {
             try SASLMechanism.strongest(offered: offered, streamIsEncrypted: false)
         }
     }
 
     @Test func noSupportedMechanismEvenInsideTLS() {
-        #expect(throws: SASLError(.noUsableMechanism, "the server offers no mechanism we support: EXTERNAL")) {
+        expectThrows(SASLError(.noUsableMechanism, "the server offers no mechanism we support: EXTERNAL")) {
             try SASLMechanism.strongest(offered: ["EXTERNAL"], streamIsEncrypted: true)
         }
     }
@@ -45,7 +45,7 @@ import XMPP
     }
 
     @Test func plainRefusesANulInThePassword() {
-        #expect(throws: SASLError(.invalidCredentials, "the password contains U+0000, which SASLprep (RFC 4013) prohibits")) {
+        expectThrows(SASLError(.invalidCredentials, "the password contains U+0000, which SASLprep (RFC 4013) prohibits")) {
             try PlainClient(username: "tim", password: "a\u{0}b")
         }
     }
@@ -71,7 +71,7 @@ import XMPP
     }
 
     @Test func saslprepNamesTheField() {
-        #expect(throws: SASLError(.invalidCredentials, "the username contains U+0007, which SASLprep (RFC 4013) prohibits")) {
+        expectThrows(SASLError(.invalidCredentials, "the username contains U+0007, which SASLprep (RFC 4013) prohibits")) {
             try SASLprep.prepare("a\u{7}", field: "username")
         }
     }

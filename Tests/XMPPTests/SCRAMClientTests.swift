@@ -55,7 +55,7 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
         var scram = try vector.client()
         _ = try scram.respond(toChallenge: bytes(vector.serverFirst))
         let forged = "v=" + Crypto.base64Encode([UInt8](repeating: 7, count: vector.hash.outputLength))
-        #expect(throws: SASLError(
+        expectThrows(SASLError(
             .serverSignatureMismatch,
             "the server's signature does not match our password: it may not be the server we trust")
         ) {
@@ -73,7 +73,7 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
     @Test func serverErrorIsSurfaced() throws {
         var scram = try SCRAMVector.sha1.client()
         _ = try scram.respond(toChallenge: bytes(SCRAMVector.sha1.serverFirst))
-        #expect(throws: SASLError(.serverError, "the server refused the authentication: invalid-proof")) {
+        expectThrows(SASLError(.serverError, "the server refused the authentication: invalid-proof")) {
             try scram.verify(success: bytes("e=invalid-proof"))
         }
     }
@@ -81,14 +81,14 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
     @Test func malformedServerFinalIsRejected() throws {
         var scram = try SCRAMVector.sha1.client()
         _ = try scram.respond(toChallenge: bytes(SCRAMVector.sha1.serverFirst))
-        #expect(throws: SASLError(
+        expectThrows(SASLError(
             .malformedServerMessage, "the server sent no server-final message, so it did not prove it knows the password")
         ) {
             try scram.verify(success: [])
         }
         var other = try SCRAMVector.sha1.client()
         _ = try other.respond(toChallenge: bytes(SCRAMVector.sha1.serverFirst))
-        #expect(throws: SASLError(
+        expectThrows(SASLError(
             .malformedServerMessage, "the server-final message starts with x=, expected v= or e=")
         ) {
             try other.verify(success: bytes("x=1"))
@@ -130,7 +130,7 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
     @Test func unknownMExtensionIsNamed() throws {
         var scram = try SCRAMVector.sha1.client()
-        #expect(throws: SASLError(
+        expectThrows(SASLError(
             .unsupportedExtension, "the server requires the SCRAM extension m=ext, which we do not implement")
         ) {
             try scram.respond(toChallenge: bytes("m=ext,r=fyko+d2lbbFgONRv9qkxdawL3rfc,s=QSXCR+Q6sek8bf92,i=4096"))
@@ -139,7 +139,7 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
     @Test func serverFirstNotUTF8IsRejected() throws {
         var scram = try SCRAMVector.sha1.client()
-        #expect(throws: SASLError(.malformedServerMessage, "the server-first message is not UTF-8")) {
+        expectThrows(SASLError(.malformedServerMessage, "the server-first message is not UTF-8")) {
             try scram.respond(toChallenge: [0xFF, 0xFE])
         }
     }

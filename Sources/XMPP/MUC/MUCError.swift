@@ -1,7 +1,8 @@
 /// Why joining a room failed, or why a configuration cannot be used, with what a user needs
 /// to act on it: what the room or service said and what to change.
 ///
-/// New kinds can be added without breaking the API; equality compares every field.
+/// New kinds can be added without breaking the API. Two errors are equal when their kinds
+/// are: the detail is a diagnostic for the user and the logs.
 public struct MUCError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong, in broad terms.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
@@ -54,6 +55,9 @@ public struct MUCError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// `KIND: DETAIL`.
     public var description: String { "\(kind): \(detail)" }
+
+    public static func == (lhs: MUCError, rhs: MUCError) -> Bool { lhs.kind == rhs.kind }
+    public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
 }
 
 extension MUCError {

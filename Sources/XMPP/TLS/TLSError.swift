@@ -1,7 +1,8 @@
 /// A TLS connection that cannot go on, with what a user needs to act on it: OpenSSL's
 /// reason, the certificate problem if there was one, and what to change.
 ///
-/// New kinds can be added without breaking the API; equality compares every field.
+/// New kinds can be added without breaking the API. Two errors are equal when their kinds
+/// are: the detail is a diagnostic for the user and the logs.
 public struct TLSError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong, in broad terms.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
@@ -37,4 +38,7 @@ public struct TLSError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// `KIND: DETAIL`.
     public var description: String { "\(kind): \(detail)" }
+
+    public static func == (lhs: TLSError, rhs: TLSError) -> Bool { lhs.kind == rhs.kind }
+    public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
 }
