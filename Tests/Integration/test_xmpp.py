@@ -20,6 +20,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HARNESS = os.path.join(ROOT, "scripts", "prosody-harness")
 CANVAS = os.environ.get("CANVAS_BIN", os.path.join(ROOT, ".build", "debug", "canvas"))
 PEER = os.path.join(os.path.dirname(__file__), "xmpp_peer.py")
+ORIGINAL_APP = os.path.join(os.path.dirname(__file__), "original_app.py")
 
 
 def read_env(path):
@@ -220,6 +221,57 @@ class XMPPIntegration(unittest.TestCase):
         ours.wait_for(lambda: ours.digest() == theirs, 30,
                       f"our digest to equal the legacy peer's view {theirs} ({replay.stderr.strip()})")
         self.assertEqual(ours.stop(), 0)
+
+    def test_4a_the_original_app_shares_a_room_without_crashing_or_duplicating_points(self):
+        """The original app (Tests/Integration/original_app.py: it decodes the body of every
+        message it receives as the app does) in a room with two of our nodes, over several
+        sync periods, while one node is killed and restarted and the other draws: nothing we
+        send makes it crash, and every stroke has as many points in its view as in ours."""
+        room = self.server.room("original")
+        rng = seeded_random("original app")
+        first, second = self.node("oa", "alice", room).start(), self.node("ob", "bob", room).start()
+        first.wait_joined()
+        second.wait_joined()
+        drawn = first.draw(rng, 3) + second.draw(rng, 3)
+        wait_converged([first, second], 30, points=drawn)
+        venv_python = os.environ.get("CANVAS_VENV_PYTHON", sys.executable)
+        app = subprocess.Popen(
+            [venv_python, ORIGINAL_APP, "--jid", self.server.jid("mallory"), "--password", "mallory-pw",
+             "--room", room, "--nick", "ipad", "--host", self.server.env["XMPP_HOST"],
+             "--port", self.server.env["XMPP_PORT"], "--ca-file", self.server.env["CA_FILE"],
+             "--strokes", "6", "--points-per-stroke", "13", "--erase-every", "3", "--interval", "0.05",
+             "--seed", "11", "--linger", "25"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            # While the app is in the room: one node is killed and comes back (catch-up and
+            # repairs travel), the other draws.
+            time.sleep(6)
+            second.kill()
+            drawn += first.draw(rng, 2)
+            second.start()
+            second.wait_joined()
+            out, err = app.communicate(timeout=150)
+        finally:
+            if app.poll() is None:
+                app.kill()
+        self.assertEqual(app.returncode, 0, f"the original app's stand-in failed:\n{out}\n{err}")
+        view = json.loads(out.strip().splitlines()[-1])
+        self.assertEqual(view["crashes"]["count"], 0, f"messages that crash the original app: {view['crashes']}")
+        wait_converged([first, second], 60)
+        self.assertEqual(first.stop(), 0)
+        self.assertEqual(second.stop(), 0)
+        # Our view of every stroke, from the first node's store.
+        backup = os.path.join(self.work, "original-ours.ndjson")
+        subprocess.run([CANVAS, "export", "--store", first.store, "--room", room, "--format", "ndjson", "-o", backup],
+                       check=True, capture_output=True)
+        state = json.loads(subprocess.run([CANVAS, "replay", "--state", backup], check=True, capture_output=True,
+                                          text=True).stdout)
+        ours = {s["identifier"]: len(s["points"]) for s in state["strokes"] if s["header"] is not None}
+        theirs = view["strokes"]
+        self.assertTrue(set(theirs) <= set(ours), f"strokes of the app we lack: {set(theirs) - set(ours)}")
+        different = {sid: (count, ours[sid]) for sid, count in theirs.items() if ours.get(sid) != count}
+        self.assertEqual(different, {}, "strokes whose point count differs (app's view, ours)")
+        self.assertEqual(len(theirs), 8 + 6, f"the app should hold our 8 strokes and its 6: {sorted(theirs)}")
 
     def test_4b_one_node_in_two_rooms_from_a_config_file_keeps_an_svg_of_each(self):
         rng = seeded_random("two rooms")
