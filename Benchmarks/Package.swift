@@ -24,6 +24,7 @@ let package = Package(
                 .product(name: "CanvasGeometry", package: "Canvas"),
                 .product(name: "CanvasSVG", package: "Canvas"),
                 .product(name: "CanvasStore", package: "Canvas"),
+                .product(name: "CanvasNode", package: "Canvas"),
             ],
             path: "Benchmarks/CanvasBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

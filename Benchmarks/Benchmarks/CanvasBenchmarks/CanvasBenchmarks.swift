@@ -1,6 +1,7 @@
 import Benchmark
 import CanvasCore
 import CanvasGeometry
+import CanvasNode
 import CanvasProtocol
 import CanvasSVG
 import CanvasStore
@@ -132,14 +133,17 @@ let benchmarks: @Sendable () -> Void = {
         blackHole(SVGExporter.export(exportBoard))
     }
 
-    // Opening a stored room of the same million points (issue 4: at most 1 s): once
-    // compacted (the snapshot alone, the usual state), and once with everything still in
-    // the log (the worst case, just before a compaction). The rooms are written in setup.
+    // Opening a stored room of the same million points (issue 4: at most 1 s) and building
+    // its replica from what the store hands over, as a node does: once compacted (the
+    // snapshot alone, the usual state), and once with everything still in the log (the
+    // worst case, just before a compaction). The rooms are written in setup.
     let storeFolder = FileManager.default.temporaryDirectory.appendingPathComponent("canvas-store-bench-\(UUID().uuidString)")
     let writeRoom = { (room: String, compacted: Bool) throws in
-        let store = try RoomStore.open(directory: storeFolder, room: room, options: .init(compaction: .init(minimumLogBytes: .max)))
+        let store = try RoomStore.open(
+            directory: storeFolder, room: room, options: .init(compaction: .init(minimumLogBytes: .max))
+        ).store
         try store.appendLocal(board.operations)
-        if compacted { try store.compact() }
+        if compacted { try store.compact(to: board) }
         try store.close()
     }
     let removeStore = { try FileManager.default.removeItem(at: storeFolder) }
@@ -147,9 +151,11 @@ let benchmarks: @Sendable () -> Void = {
         "store: open a 1,000,000-point room",
         configuration: .init(scalingFactor: .one, maxDuration: .seconds(10), maxIterations: 10)
     ) { benchmark in
-        let store = try RoomStore.open(directory: storeFolder, room: "board", options: .init(createIfMissing: false))
-        precondition(store.document.digest == board.digest, "the stored room differs from the board")
-        blackHole(store)
+        let (store, operations) = try RoomStore.open(
+            directory: storeFolder, room: "board", options: .init(createIfMissing: false))
+        let replica = Replica(author: store.nodeID, restoring: operations)
+        precondition(replica.document.digest == board.digest, "the stored room differs from the board")
+        blackHole(replica)
     } setup: {
         try writeRoom("board", true)
     } teardown: {
@@ -159,8 +165,9 @@ let benchmarks: @Sendable () -> Void = {
         "store: open a 1,000,000-point room from its log alone",
         configuration: .init(scalingFactor: .one, maxDuration: .seconds(10), maxIterations: 10)
     ) { benchmark in
-        let store = try RoomStore.open(directory: storeFolder, room: "board-log", options: .init(createIfMissing: false))
-        blackHole(store)
+        let (store, operations) = try RoomStore.open(
+            directory: storeFolder, room: "board-log", options: .init(createIfMissing: false))
+        blackHole(Replica(author: store.nodeID, restoring: operations))
     } setup: {
         try writeRoom("board-log", false)
     } teardown: {
