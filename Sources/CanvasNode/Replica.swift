@@ -30,6 +30,12 @@ public struct Replica: Sendable {
     private var strokeCounter = 0
     /// `AUTHOR_`, the prefix that the counter reads.
     private let prefix: [UInt8]
+    /// What undo takes back, the latest last, and what redo does again.
+    private var undoable: [HistoryEntry] = []
+    private var redoable: [HistoryEntry] = []
+
+    /// How many drawings and erasures undo can take back.
+    public static let historyLimit = 200
 
     /// A replica authored as `author`, rebuilt from `operations` (none: a new room).
     public init(author: String, restoring operations: some Sequence<Operation> = [Operation]()) {
@@ -84,11 +90,28 @@ public struct Replica: Sendable {
             let id = nextStrokeID()
             let shapeID = recognize ? nextStrokeID(after: id) : id
             let drawn = Drawing.draw(points, weight: weight, colour: colour, recognize: recognize, id: id, shapeID: shapeID)
+            if !drawn.operations.isEmpty { record(.stroke(drawn.shape == .none ? id : shapeID)) }
             return LocalEdit(operations: drawn.operations, shape: drawn.shape)
         case .erase(let points, let radius):
             let index = eraserIndex ?? SpatialIndex(document: document)
             eraserIndex = index
-            return LocalEdit(operations: Eraser.deletions(along: points, radius: radius, in: document, index: index), shape: .none)
+            let deletions = Eraser.deletions(along: points, radius: radius, in: document, index: index)
+            let pieces = deletions.compactMap { operation -> ErasedPiece? in
+                guard case .delete(let id, let start, let end) = operation else { return nil }
+                return ErasedPiece(stroke: id, range: start...end)
+            }
+            if !pieces.isEmpty { record(.erasure(pieces)) }
+            return LocalEdit(operations: deletions, shape: .none)
+        case .undo:
+            guard let entry = undoable.popLast() else { return LocalEdit(operations: [], shape: .none) }
+            let (operations, inverse) = perform(entry)
+            redoable.append(inverse)
+            return LocalEdit(operations: operations, shape: .none)
+        case .redo:
+            guard let entry = redoable.popLast() else { return LocalEdit(operations: [], shape: .none) }
+            let (operations, inverse) = perform(entry)
+            undoable.append(inverse)
+            return LocalEdit(operations: operations, shape: .none)
         }
     }
 
@@ -112,5 +135,110 @@ public struct Replica: Sendable {
             number = number * 10 + Int(byte - UInt8(ascii: "0"))
         }
         strokeCounter = max(strokeCounter, number)
+    }
+
+    // MARK: Undo and redo
+
+    /// A part of a stroke that an erase action erased.
+    struct ErasedPiece: Sendable {
+        var stroke: StrokeID
+        var range: ClosedRange<Double>
+    }
+
+    /// One step of the history, as what taking it back does. Every step is carried out
+    /// with ordinary operations, so every replica converges on it (erasing is permanent
+    /// in the CRDT: what comes back comes back as new strokes).
+    enum HistoryEntry: Sendable {
+        /// A stroke drawn here: undo erases all of it.
+        case stroke(StrokeID)
+        /// A stroke undo erased, with what was erased of it before: it comes back as a new
+        /// stroke, named after it, with the same points and the same earlier erasures.
+        case removed(StrokeID, erasedBefore: IntervalSet)
+        /// Pieces an erase action erased: they come back as new strokes, one a piece.
+        case erasure([ErasedPiece])
+        /// Pieces redrawn by undoing an erasure: erasing them again erases the pieces.
+        case redrawn([StrokeID], pieces: [ErasedPiece])
+    }
+
+    /// A new step: what was undone can no longer be redone.
+    private mutating func record(_ entry: HistoryEntry) {
+        undoable.append(entry)
+        if undoable.count > Self.historyLimit { undoable.removeFirst(undoable.count - Self.historyLimit) }
+        redoable = []
+    }
+
+    /// The operations that take `entry` back, and the entry that takes those back.
+    private mutating func perform(_ entry: HistoryEntry) -> (operations: [Operation], inverse: HistoryEntry) {
+        switch entry {
+        case .stroke(let id):
+            let erasedBefore = document[id]?.erased ?? IntervalSet()
+            return ([.removeStroke(id)], .removed(id, erasedBefore: erasedBefore))
+        case .removed(let id, let erasedBefore):
+            guard let stroke = document[id], let header = stroke.header else { return ([], .stroke(id)) }
+            let copy = derivedStrokeID(from: id, tag: "r", avoiding: [])
+            var operations: [Operation] = [.add(copy, header)]
+            if stroke.points.count > 1 {
+                operations.append(.append(copy, points: Array(stroke.points[1...]), offset: 1))
+            }
+            for interval in erasedBefore.intervals where interval.upperBound.isFinite {
+                operations.append(.delete(copy, start: interval.lowerBound, end: interval.upperBound))
+            }
+            if erasedBefore.intervals.contains(where: { !$0.upperBound.isFinite }) {
+                operations.append(.removeStroke(copy))
+            }
+            return (operations, .stroke(copy))
+        case .erasure(let pieces):
+            var operations: [Operation] = []
+            var redrawn: [StrokeID] = []
+            for piece in pieces {
+                guard let stroke = document[piece.stroke], let header = stroke.header,
+                    let points = Self.points(of: stroke, within: piece.range), let start = points.first
+                else { continue }
+                // Several pieces of one stroke: names not applied yet are not handed out twice.
+                let id = derivedStrokeID(from: piece.stroke, tag: "p", avoiding: Set(redrawn))
+                redrawn.append(id)
+                operations.append(.add(id, StrokeHeader(weight: header.weight, colour: header.colour, start: start, isShape: header.isShape)))
+                if points.count > 1 { operations.append(.append(id, points: Array(points[1...]), offset: 1)) }
+            }
+            return (operations, .redrawn(redrawn, pieces: pieces))
+        case .redrawn(let ids, let pieces):
+            return (ids.map { .removeStroke($0) }, .erasure(pieces))
+        }
+    }
+
+    /// `ID-TAGk`, k the first number naming no stroke yet (nor one of `taken`).
+    private func derivedStrokeID(from id: StrokeID, tag: String, avoiding taken: Set<StrokeID>) -> StrokeID {
+        var number = 1
+        while true {
+            let candidate = StrokeID("\(id.rawValue)-\(tag)\(number)")
+            if document[candidate] == nil, !taken.contains(candidate) { return candidate }
+            number += 1
+        }
+    }
+
+    /// The stroke's polyline between parameters `range`: its two ends, placed on their
+    /// segments, and the points between them.
+    static func points(of stroke: Stroke, within range: ClosedRange<Double>) -> [Point]? {
+        let points = stroke.points
+        guard !points.isEmpty else { return nil }
+        let last = Double(points.count - 1)
+        let lower = min(max(range.lowerBound, 0), last)
+        let upper = min(max(range.upperBound, 0), last)
+        guard lower <= upper else { return nil }
+        func at(_ u: Double) -> Point {
+            let index = min(Int(u.rounded(.down)), points.count - 1)
+            guard index < points.count - 1 else { return points[index] }
+            let t = u - Double(index)
+            let a = points[index], b = points[index + 1]
+            return Point(x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t)
+        }
+        var result = [at(lower)]
+        var index = Int(lower.rounded(.down)) + 1
+        while Double(index) < upper {
+            result.append(points[index])
+            index += 1
+        }
+        if upper > lower { result.append(at(upper)) }
+        return result
     }
 }

@@ -1,16 +1,21 @@
 public import CanvasCore
 
 /// What a local user does, as the node's input format (docs/actions.md) beside the wire
-/// operations: draw a stroke, or erase along a path. A node turns actions into operations
-/// (CanvasGeometry's `Drawing` and `Eraser`); actions themselves never travel.
+/// operations: draw a stroke, erase along a path, undo or redo. A node turns actions into
+/// operations (its `Replica`); actions themselves never travel.
 ///
 /// `{"action":"draw","points":[[x,y],…],"weight":w,"colour":[r,g,b],"recognize":true|false}`
 /// `{"action":"erase","points":[[x,y],…],"radius":r}`
+/// `{"action":"undo"}`, `{"action":"redo"}`
 public enum LocalAction: Hashable, Sendable {
     /// A finished stroke; with `recognize`, a recognised shape replaces it.
     case draw(points: [Point], weight: Double, colour: Colour, recognize: Bool)
     /// The eraser, a circle of `radius` swept along `points`.
     case erase(points: [Point], radius: Double)
+    /// Takes back the last drawing or erasing done here that is not undone yet.
+    case undo
+    /// Does again the last undone drawing or erasing (until something new is drawn or erased).
+    case redo
 
     /// True when `bytes` are an object with an `action` key; `decode` then says whether it is
     /// a valid action. (A line with a `type` is a wire message, whatever else it holds: ask
@@ -33,6 +38,11 @@ public enum LocalAction: Hashable, Sendable {
         guard case .string(let name) = kind else {
             throw ProtocolError(.wrongType, path: "action", "expected a string, got \(kind.excerpt)")
         }
+        switch name {
+        case "undo": return .undo
+        case "redo": return .redo
+        default: break
+        }
         func required(_ key: String) throws(ProtocolError) -> JSONValue {
             guard let value = members[key], value != .null else {
                 throw ProtocolError(.missingField, path: "\(name).\(key)", "missing field")
@@ -54,7 +64,8 @@ public enum LocalAction: Hashable, Sendable {
         case "erase":
             return .erase(points: points, radius: try Validate.positiveNumber(required("radius"), "erase.radius"))
         default:
-            throw ProtocolError(.invalidValue, path: "action", "expected \"draw\" or \"erase\", got \(kind.excerpt)")
+            throw ProtocolError(
+                .invalidValue, path: "action", "expected \"draw\", \"erase\", \"undo\" or \"redo\", got \(kind.excerpt)")
         }
     }
 }

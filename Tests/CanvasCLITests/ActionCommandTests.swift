@@ -45,6 +45,26 @@ struct ActionCommandTests {
         #expect(written.components(separatedBy: "<path").count - 1 == 3)  // the shape and the zigzag's two runs
     }
 
+    /// Undo and redo in `canvas replay`: undo erases the last stroke drawn, redo brings it
+    /// back under a name derived from it.
+    @Test func undoAndRedoBecomeWireOperations() throws {
+        let file = try CanvasCommand.temporaryFile(
+            """
+            {"action":"draw","points":[[0,100],[30,130],[60,100]],"weight":2,"colour":[200,0,0]}
+            {"action":"undo"}
+            {"action":"redo"}
+            {"action":"redo"}
+
+            """)
+        let outcome = try CanvasCommand.run(["replay", "--ops", file])
+        #expect(outcome.status == 0)
+        let lines = outcome.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.count == 5, "\(lines)")
+        #expect(lines[2] == #"{"type":"REMOVE_STROKE","identifier":"local_1"}"#)
+        #expect(lines[3] == #"{"type":"ADD","identifier":"local_1-r1","weight":2,"colour":[200,0,0],"start":[0,100]}"#)
+        #expect(lines[4] == #"{"type":"APPEND","identifier":"local_1-r1","points":[[30,130],[60,100]],"offset":1}"#)
+    }
+
     @Test func invalidActionsNameTheField() throws {
         let file = try CanvasCommand.temporaryFile(
             """
@@ -60,7 +80,7 @@ struct ActionCommandTests {
             outcome.standardError == """
                 \(file):1: error: draw.points[1][1]: expected a finite number, got "x"
                 \(file):2: error: erase.radius: expected a number greater than 0, got 0
-                \(file):3: error: action: expected "draw" or "erase", got "paint"
+                \(file):3: error: action: expected "draw", "erase", "undo" or "redo", got "paint"
                 \(file):4: error: draw.points: expected at least one point
 
                 """)

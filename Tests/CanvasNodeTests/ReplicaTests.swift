@@ -103,6 +103,91 @@ import Testing
         #expect(replica.document[id]!.visible != before)
     }
 
+    /// Applies what `action` stands for; returns those operations.
+    @discardableResult
+    static func perform(_ action: LocalAction, on replica: inout Replica) -> [CanvasCore.Operation] {
+        let operations = replica.edit(for: action).operations
+        for operation in operations { _ = replica.apply(operation) }
+        return operations
+    }
+
+    static func visibleStrokes(_ replica: Replica) -> [StrokeID: IntervalSet] {
+        var visible: [StrokeID: IntervalSet] = [:]
+        for stroke in replica.document.strokes where !stroke.visible.intervals.isEmpty {
+            visible[stroke.id] = stroke.visible
+        }
+        return visible
+    }
+
+    /// Undo erases the stroke drawn last; redo brings it back as a new stroke named after
+    /// it, with the same points; undo and redo again go on alternating.
+    @Test func undoAndRedoADrawing() {
+        var replica = Replica(author: "me")
+        Self.perform(Self.draw(), on: &replica)
+        let drawn = Self.visibleStrokes(replica)
+        #expect(Self.perform(.undo, on: &replica) == [.removeStroke(StrokeID("me_1"))])
+        #expect(Self.visibleStrokes(replica).isEmpty)
+        let redone = Self.perform(.redo, on: &replica)
+        #expect(redone.first?.strokeID == StrokeID("me_1-r1"))
+        #expect(replica.document[StrokeID("me_1-r1")]?.points == replica.document[StrokeID("me_1")]?.points)
+        #expect(Array(Self.visibleStrokes(replica).values) == Array(drawn.values))
+        #expect(Self.perform(.undo, on: &replica) == [.removeStroke(StrokeID("me_1-r1"))])
+        #expect(Self.perform(.redo, on: &replica).first?.strokeID == StrokeID("me_1-r1-r1"))
+        #expect(Self.perform(.redo, on: &replica).isEmpty, "nothing more to redo")
+        // The next drawing takes the next number, not a derived one.
+        #expect(Self.perform(Self.draw(), on: &replica).first?.strokeID == StrokeID("me_2"))
+    }
+
+    /// Undoing an erase redraws the erased piece as a new stroke through the same points;
+    /// redo erases it again. A new action forgets what could be redone.
+    @Test func undoAndRedoAnErasure() {
+        var replica = Replica(author: "me")
+        Self.perform(.draw(points: (0...10).map { Point(x: Double($0) * 10, y: 0) }, weight: 2, colour: .black, recognize: false), on: &replica)
+        let erased = Self.perform(.erase(points: [Point(x: 50, y: 0)], radius: 12), on: &replica)
+        guard case .delete(_, let start, let end) = erased.first else {
+            Issue.record("the eraser erased nothing: \(erased)")
+            return
+        }
+        let undone = Self.perform(.undo, on: &replica)
+        let piece = StrokeID("me_1-p1")
+        #expect(undone.map(\.strokeID).allSatisfy { $0 == piece })
+        let points = replica.document[piece]?.points ?? []
+        #expect(points.first.map { abs($0.x - start * 10) < 1e-9 } == true)
+        #expect(points.last.map { abs($0.x - end * 10) < 1e-9 } == true)
+        #expect(points.dropFirst().dropLast().map(\.x) == (Int(start) + 1...Int(end.rounded(.up)) - 1).map { Double($0) * 10 })
+        #expect(replica.document[StrokeID("me_1")]!.visible.intervals.count == 2, "the original stays erased")
+        #expect(Self.perform(.redo, on: &replica) == [.removeStroke(piece)])
+        #expect(Self.perform(.undo, on: &replica).first?.strokeID == StrokeID("me_1-p2"))
+        Self.perform(Self.draw(), on: &replica)
+        #expect(Self.perform(.redo, on: &replica).isEmpty, "a new drawing forgets what could be redone")
+        #expect(Self.perform(.undo, on: &replica) == [.removeStroke(StrokeID("me_2"))])
+    }
+
+    @Test func undoWithNothingToUndoDoesNothing() {
+        var replica = Replica(author: "me")
+        #expect(Self.perform(.undo, on: &replica).isEmpty)
+        #expect(Self.perform(.redo, on: &replica).isEmpty)
+    }
+
+    /// Undo and redo are ordinary operations: a replica that receives them in any order
+    /// converges with the one that made them.
+    @Test func undoAndRedoConvergeOnOtherReplicas() {
+        var generator = SplitMix64(seed: announcedSeed())
+        var mine = Replica(author: "me")
+        var sent: [CanvasCore.Operation] = []
+        for _ in 0..<40 {
+            let roll = Double.random(in: 0..<1, using: &generator)
+            let action: LocalAction =
+                roll < 0.35 ? .draw(points: (0..<6).map { _ in Point(x: Double.random(in: 0...200, using: &generator), y: Double.random(in: 0...200, using: &generator)) }, weight: 2, colour: .black, recognize: false)
+                : roll < 0.55 ? .erase(points: [Point(x: Double.random(in: 0...200, using: &generator), y: Double.random(in: 0...200, using: &generator))], radius: 20)
+                : roll < 0.8 ? .undo : .redo
+            sent += Self.perform(action, on: &mine)
+        }
+        var theirs = Replica(author: "them")
+        for operation in sent.shuffled(using: &generator) { _ = theirs.apply(operation) }
+        #expect(theirs.document == mine.document)
+    }
+
     /// What a session persists goes to the store as novel operations with their offsets,
     /// and the store compacts from the replica (it keeps no document of its own).
     @Test func aStoredReplicaLogsNovelResolvedOperationsAndCompactsFromTheReplica() throws {
