@@ -51,7 +51,8 @@ public struct RoomSession: Sendable {
     /// Whether a member has sent a sync message on this transport since it joined: it
     /// speaks the sync extension (a peer of the original protocol never does).
     public func speaksSync(_ peer: PeerID, on transport: TransportID) -> Bool {
-        transports[transport]?.nodes[peer] != nil
+        guard let state = transports[transport] else { return false }
+        return state.nodes[peer] != nil || state.announced.contains(peer)
     }
 
     /// Local operations a transport has not accepted yet (kept across disconnections).
@@ -95,6 +96,10 @@ public struct RoomSession: Sendable {
             guard transports[id] != nil else { break }
             transports[id]!.forget(peer)
             actions.append(.event(.memberLeft(peer, via: id)))
+        case .memberSpeaksSync(let peer, let id):
+            guard transports[id]?.members.contains(peer) == true else { break }
+            transports[id]!.announced.insert(peer)
+            transports[id]!.legacyDeadlines[peer] = nil
         case .received(let bytes, let peer, let id):
             guard transports[id]?.isUp == true else { break }
             received(bytes, from: peer, via: id, now: now, &actions)
@@ -148,6 +153,7 @@ public struct RoomSession: Sendable {
         state.announcesEarly = false
         state.legacyDeadlines = [:]
         state.nodes = [:]
+        state.announced = []
         state.roots = [:]
         state.syncing = []
         transports[id] = state
@@ -314,6 +320,8 @@ struct TransportState: Sendable {
     /// The node id each member announced in its sync messages (members that never sent
     /// one may be legacy peers).
     var nodes: [PeerID: String] = [:]
+    /// Members that announced they speak sync (capabilities), before or without sending.
+    var announced: Set<PeerID> = []
     /// The digest root each node id last announced in a sync message.
     var roots: [String: UInt64] = [:]
     /// When to send the whole document to members that stay silent (legacy peers).
@@ -338,6 +346,7 @@ struct TransportState: Sendable {
     mutating func forget(_ peer: PeerID) {
         members.remove(peer)
         nodes[peer] = nil
+        announced.remove(peer)
         legacyDeadlines[peer] = nil
         syncing.remove(peer)
     }

@@ -46,6 +46,9 @@ public enum SessionInput: Sendable {
     case transportDown(TransportID)
     case memberJoined(PeerID, via: TransportID)
     case memberLeft(PeerID, via: TransportID)
+    /// A member announced that it speaks the sync extension (an XMPP occupant's
+    /// capabilities): it is no peer of the original protocol, whatever it has sent yet.
+    case memberSpeaksSync(PeerID, via: TransportID)
     /// One message's bytes from a member.
     case received([UInt8], from: PeerID, via: TransportID)
     /// One message from a transport's record of the past (an XMPP room's archive or

@@ -254,10 +254,9 @@ final class NodeLoop {
         }
         let security: XMPPClientConfiguration.Security =
             account.plaintextForTesting ? .noneForTesting : account.directTLS ? .directTLS(tls) : .startTLS(tls)
-        return XMPPClient(
-            configuration: XMPPClientConfiguration(
-                connection: connection, host: account.host, port: account.port, security: security),
-            eventLoopGroup: group, logger: logger)
+        var client = XMPPClientConfiguration(connection: connection, host: account.host, port: account.port, security: security)
+        client.capabilities = XMPPRoomLinkStateMachine.capabilities
+        return XMPPClient(configuration: client, eventLoopGroup: group, logger: logger)
     }
 
     private func startLAN(
@@ -298,7 +297,8 @@ final class NodeLoop {
             return MUCRoom(
                 configuration: try MUCRoomConfiguration(
                     roomJID: name, nickname: account.nickname ?? replica.session.nodeID,
-                    payloadElement: XMPPRoomLinkStateMachine.payloadElement))
+                    payloadElement: XMPPRoomLinkStateMachine.payloadElement,
+                    capabilities: XMPPRoomLinkStateMachine.capabilities))
         } catch {
             throw NodeError("\(error)")
         }

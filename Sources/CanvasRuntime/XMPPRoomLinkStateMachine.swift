@@ -94,6 +94,12 @@ struct XMPPRoomLinkStateMachine {
     /// see them (PROTOCOL.md §14).
     static let payloadElement = MUCPayloadElement(name: "canvas", namespace: "urn:x-canvas:1")
 
+    /// What a Canvas node announces in its room presence and answers to disco#info
+    /// (XEP-0115): the software `urn:x-canvas`, speaking the Canvas payload (sync).
+    static let capabilities = EntityCapabilities(
+        node: "urn:x-canvas", category: "client", type: "bot", name: "Canvas",
+        features: [payloadElement.namespace, "http://jabber.org/protocol/muc"])
+
     /// Where a message travels: operations and MEGA in the body, the rest in the payload.
     static func content(of message: OutgoingMessage) -> MUCMessageContent {
         switch message.kind {
@@ -315,8 +321,18 @@ struct XMPPRoomLinkStateMachine {
         catchUpDeadline = nil
         guard !transportUp, room.isJoined, isActive else { return }
         transportUp = true
-        let members = Set(room.occupants.keys.filter { $0 != room.nickname }.map { PeerID($0) })
+        let others = room.occupants.values.filter { $0.nickname != room.nickname }
+        let members = Set(others.map { PeerID($0.nickname) })
         actions.append(.session(.transportUp(Self.transportID, maxMessageBytes: Self.maxMessageBytes, members: members)))
+        for occupant in others.sorted(by: { $0.nickname < $1.nickname }) where Self.isCanvas(occupant) {
+            actions.append(.session(.memberSpeaksSync(PeerID(occupant.nickname), via: Self.transportID)))
+        }
+    }
+
+    /// Whether an occupant's presence says it is a Canvas node (it speaks sync), by the
+    /// software its capabilities name (PROTOCOL.md §14).
+    static func isCanvas(_ occupant: MUCOccupant) -> Bool {
+        occupant.capabilities?.node == capabilities.node
     }
 
     /// Out of the room: the session hears of it, and nothing waits any longer.
@@ -425,6 +441,9 @@ struct XMPPRoomLinkStateMachine {
         case .occupantJoined(let occupant):
             guard transportUp, occupant.nickname != room.nickname else { return }
             actions.append(.session(.memberJoined(PeerID(occupant.nickname), via: Self.transportID)))
+            if Self.isCanvas(occupant) {
+                actions.append(.session(.memberSpeaksSync(PeerID(occupant.nickname), via: Self.transportID)))
+            }
         case .occupantLeft(let occupant, _):
             guard transportUp else { return }
             actions.append(.session(.memberLeft(PeerID(occupant.nickname), via: Self.transportID)))

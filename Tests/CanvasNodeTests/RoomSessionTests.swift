@@ -56,6 +56,32 @@ import Testing
         #expect(kinds["SYNC_BUCKETS"] == [.sync])
     }
 
+    /// A member that stays silent is caught up as a peer of the original app would be (the
+    /// document as MEGA, in the body); one that announced it speaks sync is not.
+    @Test func onlyMembersThatMayBeLegacyPeersAreSentTheDocumentAsMega() {
+        func megaAfterGrace(announced: Bool) -> Int {
+            var configuration = SessionConfiguration(nodeID: "me", seed: 1)
+            configuration.legacyGrace = .seconds(5)
+            var session = RoomSession(configuration: configuration)
+            _ = session.handle(.local([.add(StrokeID("me_1"), Self.header), .append(StrokeID("me_1"), points: [Point(x: 5, y: 5)], offset: 1)]), at: .zero)
+            _ = session.handle(.transportUp(Self.xmpp, maxMessageBytes: 64_000, members: [PeerID("ipad")]), at: .zero)
+            if announced { _ = session.handle(.memberSpeaksSync(PeerID("ipad"), via: Self.xmpp), at: .zero) }
+            #expect(session.speaksSync(PeerID("ipad"), on: Self.xmpp) == announced)
+            var megas = 0
+            for second in 1...8 {
+                for action in session.handle(.timer, at: .seconds(second)) {
+                    if case .send(let bytes, .legacyState, _, _, _) = action {
+                        #expect(SimulatedNetwork.type(of: bytes) == "MEGA")
+                        megas += 1
+                    }
+                }
+            }
+            return megas
+        }
+        #expect(megaAfterGrace(announced: false) == 1)
+        #expect(megaAfterGrace(announced: true) == 0)
+    }
+
     @Test func unacceptedOperationsAreResentAfterReconnecting() {
         var session = Self.session()
         _ = session.handle(.transportUp(Self.lan, maxMessageBytes: 1200, members: []), at: .zero)

@@ -183,6 +183,7 @@ func inputs(_ actions: Actions) -> [String] {
         case .received(let bytes, let peer, _): return "received \(peer): \(String(decoding: bytes, as: UTF8.self))"
         case .recorded(let bytes, let peer, _): return "recorded \(peer): \(String(decoding: bytes, as: UTF8.self))"
         case .accepted(let id, _): return "accepted \(id.rawValue)"
+        case .memberSpeaksSync(let peer, _): return "speaks sync \(peer)"
         case .timer, .local, .action: return "other"
         }
     }
@@ -448,6 +449,24 @@ struct XMPPRoomLinkStateMachineTests {
         // room, where it reads groupchat; the document as MEGA in the body, unarchived.
         #expect(sent(link.send("for carol", .repair, to: .peer(PeerID("carol")))) == [H.oursInPayload(5, "for carol")])
         #expect(sent(link.send("mega", .legacyState, to: .peer(PeerID("carol")))) == [H.ours(6, "mega", noStore: true)])
+    }
+
+    /// Occupants whose presence names the Canvas software (XEP-0115) speak sync from the
+    /// start: the session never takes them for peers of the original app.
+    @Test func occupantsAnnouncingCanvasSpeakSyncFromTheStart() throws {
+        var link = try H()
+        _ = link.online()
+        _ = try link.feed(H.discoInfo(archive: false))
+        let caps = XMPPRoomLinkStateMachine.capabilities
+        let canvas = H.presence("alice").replacingOccurrences(
+            of: "</presence>", with: caps.presenceElement.rendered(defaultNamespace: "jabber:client") + "</presence>")
+        _ = try link.feed(canvas + H.presence("ipad") + H.ownPresence())
+        let up = inputs(try link.feed(H.subject))
+        #expect(up.contains("speaks sync alice") && !up.contains("speaks sync ipad"), "\(up)")
+        let carol = H.presence("carol").replacingOccurrences(
+            of: "</presence>", with: caps.presenceElement.rendered(defaultNamespace: "jabber:client") + "</presence>")
+        #expect(inputs(try link.feed(carol)) == ["joined carol", "speaks sync carol"])
+        #expect(inputs(try link.feed(H.presence("dave"))) == ["joined dave"])
     }
 
     /// What arrives in the payload reaches the session like a body (sync messages of nodes

@@ -29,6 +29,9 @@ public struct XMPPClientConfiguration: Sendable {
     public var backoff = ReconnectBackoff()
     /// A connection that stayed up this long resets the backoff to its first delay.
     public var stableConnection: Duration = .seconds(30)
+    /// What this client answers to disco#info queries (XEP-0030, XEP-0115); nil: no
+    /// answer but `service-unavailable`, as to any request it does not handle.
+    public var capabilities: EntityCapabilities?
 
     /// A client for `connection.bareJID`, connecting to `host` (default: the JID's domain)
     /// on `port` (default: 5222, or 5223 with direct TLS), verifying the server's

@@ -54,6 +54,8 @@ final class XMPPStreamHandler: ChannelDuplexHandler {
     private var keepAliveTask: Scheduled<Void>?
     private var awaitingKeepAliveAnswerSince: NIODeadline?
     private var pingCounter = 0
+    /// What disco#info queries are answered with.
+    private let capabilities: EntityCapabilities?
 
     init(
         configuration: XMPPClientConfiguration,
@@ -63,6 +65,7 @@ final class XMPPStreamHandler: ChannelDuplexHandler {
         logger: Logger,
         onEvent: @escaping (XMPPStreamEvent) -> Void
     ) {
+        capabilities = configuration.capabilities
         parser = XMLStreamParser(maximumStanzaSize: configuration.connection.maximumStanzaSize)
         machine = XMPPConnectionStateMachine(configuration: configuration.connection)
         self.startTLS = startTLS
@@ -316,8 +319,9 @@ final class XMPPStreamHandler: ChannelDuplexHandler {
         if wrote { context.flush() }
     }
 
-    /// Answers the iq requests addressed to us: XEP-0199 pings with a result, every other
-    /// get or set with service-unavailable (RFC 6120 §8.2.3: each gets an answer).
+    /// Answers the iq requests addressed to us: XEP-0199 pings with a result, disco#info
+    /// with our capabilities (when configured), every other get or set with
+    /// service-unavailable (RFC 6120 §8.2.3: each gets an answer).
     /// Returns whether the stanza was consumed.
     private func answerServerRequest(_ element: XMLElement, context: ChannelHandlerContext) -> Bool {
         guard element.name == "iq", element.namespace == XMPPNamespace.client else { return false }
@@ -333,6 +337,17 @@ final class XMPPStreamHandler: ChannelDuplexHandler {
         if element.child(named: "ping", namespace: XMPPNamespace.ping) != nil {
             attributes.append(XMLAttribute(name: "type", value: "result"))
             writeCounted(XMLElement(name: "iq", namespace: XMPPNamespace.client, attributes: attributes), context: context)
+            return true
+        }
+        if type == "get", let capabilities,
+            let query = element.child(named: "query", namespace: EntityCapabilities.discoInfoNamespace),
+            capabilities.answers(node: query.attribute("node"))
+        {
+            attributes.append(XMLAttribute(name: "type", value: "result"))
+            let answer = capabilities.discoInfo(node: query.attribute("node"))
+            writeCounted(
+                XMLElement(name: "iq", namespace: XMPPNamespace.client, attributes: attributes, children: [.element(answer)]),
+                context: context)
             return true
         }
         attributes.append(XMLAttribute(name: "type", value: "error"))

@@ -51,12 +51,18 @@ public struct MUCOccupant: Sendable, Hashable {
     public var role: MUCRole
     /// The occupant's long-lived standing with the room.
     public var affiliation: MUCAffiliation
+    /// What the occupant's presence announces of its software (XEP-0115), if anything.
+    public var capabilities: AnnouncedCapabilities?
 
-    public init(nickname: String, realJID: String? = nil, role: MUCRole, affiliation: MUCAffiliation) {
+    public init(
+        nickname: String, realJID: String? = nil, role: MUCRole, affiliation: MUCAffiliation,
+        capabilities: AnnouncedCapabilities? = nil
+    ) {
         self.nickname = nickname
         self.realJID = realJID
         self.role = role
         self.affiliation = affiliation
+        self.capabilities = capabilities
     }
 }
 

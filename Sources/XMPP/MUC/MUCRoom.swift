@@ -202,10 +202,13 @@ public struct MUCRoom: Sendable {
         if let password = configuration.password {
             children.append(MUCStanza.text("password", MUCNamespace.muc, password))
         }
-        return .send(
-            MUCStanza.element(
-                "presence", XMPPNamespace.client, ["to": "\(configuration.roomJID)/\(nickname)"],
-                [MUCStanza.element("x", MUCNamespace.muc, [:], children)]))
+        var presence = MUCStanza.element(
+            "presence", XMPPNamespace.client, ["to": "\(configuration.roomJID)/\(nickname)"],
+            [MUCStanza.element("x", MUCNamespace.muc, [:], children)])
+        if let capabilities = configuration.capabilities {
+            presence.children.append(.element(capabilities.presenceElement))
+        }
+        return .send(presence)
     }
 
     func unavailablePresence() -> XMLElement {
@@ -231,9 +234,9 @@ public struct MUCRoom: Sendable {
             guard let occupantNickname = sender.resource else { return [] }
             let info = MUCUserInfo(presence)
             if info.statusCodes.contains(110) {
-                return handleOwnPresence(info.occupant(nickname: occupantNickname), info: info)
+                return handleOwnPresence(info.occupant(nickname: occupantNickname, presence: presence), info: info)
             }
-            return handleOccupantPresence(info.occupant(nickname: occupantNickname))
+            return handleOccupantPresence(info.occupant(nickname: occupantNickname, presence: presence))
         case "unavailable":
             guard let occupantNickname = sender.resource else { return [] }
             let info = MUCUserInfo(presence)

@@ -14,11 +14,14 @@ public struct MUCRoomConfiguration: Sendable, Hashable {
     /// clients that read only bodies never see it): messages that hold one are delivered with
     /// its text as `MUCMessageContent.payload`. Nil: only bodies count.
     public let payloadElement: MUCPayloadElement?
+    /// What the join presence announces of this client (XEP-0115), so that occupants know
+    /// what it speaks. Nil: nothing.
+    public let capabilities: EntityCapabilities?
 
     /// A configuration, or `MUCError` of kind `.invalidConfiguration` naming the bad value.
     public init(
         roomJID: String, nickname: String, password: String? = nil, archivePageSize: Int = 100,
-        payloadElement: MUCPayloadElement? = nil
+        payloadElement: MUCPayloadElement? = nil, capabilities: EntityCapabilities? = nil
     ) throws(MUCError) {
         let parts = roomJID.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, !roomJID.contains("/") else {
@@ -41,6 +44,7 @@ public struct MUCRoomConfiguration: Sendable, Hashable {
         self.password = password
         self.archivePageSize = archivePageSize
         self.payloadElement = payloadElement
+        self.capabilities = capabilities
     }
 }
 

@@ -47,11 +47,13 @@ struct MUCUserInfo {
         destroy = x.child(named: "destroy", namespace: MUCNamespace.user)
     }
 
-    /// The occupant `nickname` as the item describes them.
-    func occupant(nickname: String) -> MUCOccupant {
+    /// The occupant `nickname` as the item describes them (and, with their `presence`,
+    /// the capabilities it announces).
+    func occupant(nickname: String, presence: XMLElement? = nil) -> MUCOccupant {
         MUCOccupant(
             nickname: nickname, realJID: item?.attribute("jid"), role: MUCRole(attribute: item?.attribute("role")),
-            affiliation: MUCAffiliation(attribute: item?.attribute("affiliation")))
+            affiliation: MUCAffiliation(attribute: item?.attribute("affiliation")),
+            capabilities: presence.flatMap(AnnouncedCapabilities.init(presence:)))
     }
 
     /// Why an unavailable presence removes its occupant. A destruction outranks the status
