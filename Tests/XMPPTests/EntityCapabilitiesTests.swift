@@ -37,3 +37,35 @@ import Testing
         #expect(room.occupants["ipad"]?.capabilities == nil)
     }
 }
+
+/// What the client answers to requests addressed to it.
+@Suite struct ServerRequestTests {
+    static func answer(_ xml: String, capabilities: EntityCapabilities? = EntityCapabilitiesTests.canvas) throws -> String {
+        let request = try #require(try MUCFixture.stanzas(xml).first)
+        return ServerRequest.answer(to: request, capabilities: capabilities).rendered(defaultNamespace: "jabber:client")
+    }
+
+    @Test func discoInfoIsAnsweredWithOurCapabilitiesForNoNodeOrOurs() throws {
+        let caps = EntityCapabilitiesTests.canvas
+        let plain = try Self.answer("<iq type='get' from='a@b/c' id='d1'><query xmlns='http://jabber.org/protocol/disco#info'/></iq>")
+        #expect(plain.hasPrefix("<iq id='d1' to='a@b/c' type='result'><query xmlns='http://jabber.org/protocol/disco#info'>"))
+        #expect(plain.contains("<feature var='urn:x-canvas:1'/>"))
+        let node = "urn:x-canvas#\(caps.ver)"
+        let ours = try Self.answer(
+            "<iq type='get' from='a@b/c' id='d2'><query xmlns='http://jabber.org/protocol/disco#info' node='\(node)'/></iq>")
+        #expect(ours.contains("<query xmlns='http://jabber.org/protocol/disco#info' node='\(node)'>"))
+        let other = try Self.answer(
+            "<iq type='get' from='a@b/c' id='d3'><query xmlns='http://jabber.org/protocol/disco#info' node='urn:x-canvas#old'/></iq>")
+        #expect(other.contains("<service-unavailable"))
+        let none = try Self.answer(
+            "<iq type='get' from='a@b/c' id='d4'><query xmlns='http://jabber.org/protocol/disco#info'/></iq>", capabilities: nil)
+        #expect(none.contains("<service-unavailable"))
+    }
+
+    @Test func pingsGetAResultAndEverythingElseServiceUnavailable() throws {
+        #expect(
+            try Self.answer("<iq type='get' from='s' id='p1'><ping xmlns='urn:xmpp:ping'/></iq>")
+                == "<iq id='p1' to='s' type='result'/>")
+        #expect(try Self.answer("<iq type='set' from='s' id='x'><query xmlns='jabber:iq:roster'/></iq>").contains("<service-unavailable"))
+    }
+}

@@ -319,44 +319,15 @@ final class XMPPStreamHandler: ChannelDuplexHandler {
         if wrote { context.flush() }
     }
 
-    /// Answers the iq requests addressed to us: XEP-0199 pings with a result, disco#info
-    /// with our capabilities (when configured), every other get or set with
-    /// service-unavailable (RFC 6120 §8.2.3: each gets an answer).
-    /// Returns whether the stanza was consumed.
+    /// Answers the iq requests addressed to us (`ServerRequest`); returns whether the
+    /// stanza was one (answers to our keepalive pings included, which end here).
     private func answerServerRequest(_ element: XMLElement, context: ChannelHandlerContext) -> Bool {
         guard element.name == "iq", element.namespace == XMPPNamespace.client else { return false }
         let type = element.attribute("type")
         guard type == "get" || type == "set" else {
-            // Answers to our keepalive pings end here.
             return element.attribute("id")?.hasPrefix(Self.pingPrefix) == true
         }
-        var attributes = [XMLAttribute(name: "id", value: element.attribute("id") ?? "")]
-        if let from = element.attribute("from") {
-            attributes.append(XMLAttribute(name: "to", value: from))
-        }
-        if element.child(named: "ping", namespace: XMPPNamespace.ping) != nil {
-            attributes.append(XMLAttribute(name: "type", value: "result"))
-            writeCounted(XMLElement(name: "iq", namespace: XMPPNamespace.client, attributes: attributes), context: context)
-            return true
-        }
-        if type == "get", let capabilities,
-            let query = element.child(named: "query", namespace: EntityCapabilities.discoInfoNamespace),
-            capabilities.answers(node: query.attribute("node"))
-        {
-            attributes.append(XMLAttribute(name: "type", value: "result"))
-            let answer = capabilities.discoInfo(node: query.attribute("node"))
-            writeCounted(
-                XMLElement(name: "iq", namespace: XMPPNamespace.client, attributes: attributes, children: [.element(answer)]),
-                context: context)
-            return true
-        }
-        attributes.append(XMLAttribute(name: "type", value: "error"))
-        let error = XMLElement(
-            name: "error", namespace: XMPPNamespace.client, attributes: [XMLAttribute(name: "type", value: "cancel")],
-            children: [.element(XMLElement(name: "service-unavailable", namespace: XMPPNamespace.stanzaErrors))])
-        writeCounted(
-            XMLElement(name: "iq", namespace: XMPPNamespace.client, attributes: attributes, children: [.element(error)]),
-            context: context)
+        writeCounted(ServerRequest.answer(to: element, capabilities: capabilities), context: context)
         return true
     }
 
