@@ -93,7 +93,6 @@ Example (after `scripts/prosody-harness start DIR`; `source DIR/env`):
 import asyncio
 import json
 import logging
-import math
 import random
 import sys
 import time
@@ -104,6 +103,7 @@ from slixmpp.xmlstream.matcher import MatchXPath
 
 import room_client
 from original_app_model import App, Crash
+from random_walk import random_walk
 
 log = logging.getLogger("original_app")
 
@@ -127,17 +127,8 @@ class Touches:
         return str(uuid.UUID(int=self.random.getrandbits(128), version=4)).upper()
 
     def path(self, count):
-        r = self.random
-        x, y = r.uniform(0, self.width), r.uniform(0, self.height)
-        heading = r.uniform(0, 2 * math.pi)
-        touches = []
-        for _ in range(max(1, count)):
-            touches.append([round(x * 4) / 4, round(y * 4) / 4])
-            heading += r.uniform(-0.4, 0.4)
-            step = r.uniform(2.0, 12.0)
-            x = min(max(x + step * math.cos(heading), 0.0), self.width)
-            y = min(max(y + step * math.sin(heading), 0.0), self.height)
-        return touches
+        return [[round(x * 4) / 4, round(y * 4) / 4]
+                for x, y in random_walk(self.random, count, self.width, self.height)]
 
     def style(self):
         r = self.random

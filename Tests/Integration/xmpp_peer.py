@@ -34,12 +34,12 @@ Example (after `scripts/prosody-harness start DIR`; `source DIR/env`):
 import asyncio
 import json
 import logging
-import math
 import random
 import sys
 import time
 
 import room_client
+from random_walk import random_walk
 
 log = logging.getLogger("xmpp_peer")
 
@@ -64,19 +64,9 @@ class Drawing:
         return identifier
 
     def stroke(self, count=None):
-        """A random walk of `count` points, like a hand-drawn line (full double precision)."""
-        r = self.random
+        """`count` points (--points-per-stroke by default) in full double precision."""
         count = self.points_per_stroke if count is None else count
-        x, y = r.uniform(0, self.width), r.uniform(0, self.height)
-        heading = r.uniform(0, 6.283185307179586)
-        points = []
-        for _ in range(max(1, count)):
-            points.append([x, y])
-            heading += r.uniform(-0.4, 0.4)
-            step = r.uniform(2.0, 12.0)
-            x = min(max(x + step * math.cos(heading), 0.0), self.width)
-            y = min(max(y + step * math.sin(heading), 0.0), self.height)
-        return points
+        return random_walk(self.random, count, self.width, self.height)
 
     def style(self):
         r = self.random
