@@ -90,22 +90,20 @@ Example (after `scripts/prosody-harness start DIR`; `source DIR/env`):
         --ca-file $CA_FILE --strokes 5 --points-per-stroke 13 --undo-every 2 --linger 3
 """
 
-import argparse
 import asyncio
 import json
 import logging
-import math
 import random
 import sys
 import time
 import uuid
 
-import slixmpp
-from slixmpp.exceptions import PresenceError
 from slixmpp.xmlstream.handler import Callback
 from slixmpp.xmlstream.matcher import MatchXPath
 
+import room_client
 from original_app_model import App, Crash
+from random_walk import random_walk
 
 log = logging.getLogger("original_app")
 
@@ -129,43 +127,20 @@ class Touches:
         return str(uuid.UUID(int=self.random.getrandbits(128), version=4)).upper()
 
     def path(self, count):
-        r = self.random
-        x, y = r.uniform(0, self.width), r.uniform(0, self.height)
-        heading = r.uniform(0, 2 * math.pi)
-        touches = []
-        for _ in range(max(1, count)):
-            touches.append([round(x * 4) / 4, round(y * 4) / 4])
-            heading += r.uniform(-0.4, 0.4)
-            step = r.uniform(2.0, 12.0)
-            x = min(max(x + step * math.cos(heading), 0.0), self.width)
-            y = min(max(y + step * math.sin(heading), 0.0), self.height)
-        return touches
+        return [[round(x * 4) / 4, round(y * 4) / 4]
+                for x, y in random_walk(self.random, count, self.width, self.height)]
 
     def style(self):
         r = self.random
         return (tuple(r.randrange(256) / 255 for _ in range(3)), r.choice([1, 2, 3, 5, 8]))
 
 
-class OriginalApp(slixmpp.ClientXMPP):
+class OriginalApp(room_client.RoomClient):
     def __init__(self, args):
-        super().__init__(args.jid, args.password)
-        self.args = args
-        self.room = slixmpp.JID(args.room)
-        self.nick = args.nick
-        self.ca_certs = args.ca_file
-        self.enable_starttls = not args.direct_tls
-        self.enable_direct_tls = args.direct_tls
-        self.enable_plaintext = False
+        # No <history/> element, as XMPPRoom's `joinRoomUsingNickname:history:` with nil.
+        super().__init__(args, max_history=None)
         self.use_message_ids = False  # XMPPFramework adds no id unless asked
-        for plugin in ("xep_0030", "xep_0004", "xep_0045", "xep_0199", "xep_0203"):
-            self.register_plugin(plugin)
-
         self.app = App(args.device_id)
-        self.joined = asyncio.Event()
-        self.session_started = asyncio.Event()
-        self.failure = None
-        self.created_room = False
-        self.leaving = False
         self.sent = {}
         self.sent_with_id = 0
         self.megas_on_presence = 0
@@ -179,58 +154,6 @@ class OriginalApp(slixmpp.ClientXMPP):
                                        MatchXPath(f"{{{CLIENT}}}message"), self.on_message))
         self.register_handler(Callback("original app: every presence",
                                        MatchXPath(f"{{{CLIENT}}}presence"), self.on_presence))
-        self.add_event_handler("session_start", self.on_session_start)
-        self.add_event_handler("failed_auth", self.on_failed_auth)
-        self.add_event_handler("presence_error", self.on_presence_error)
-        self.add_event_handler("disconnected", self.on_disconnected)
-
-    # -- connection and room ----------------------------------------------------------------
-
-    def on_failed_auth(self, _event):
-        self.failure = "authentication failed"
-
-    def on_disconnected(self, reason):
-        self.joined.clear()
-        if not self.leaving:
-            log.warning("disconnected (%s)", reason)
-
-    def on_presence_error(self, presence):
-        # Prosody's join errors lack <x xmlns='http://jabber.org/protocol/muc'/>: route them
-        # to the plugin's join waiter by hand (as xmpp_peer.py does).
-        if presence["from"].bare == self.room.bare and presence.get_plugin("muc_join", check=True) is None:
-            self.event("muc::%s::presence-error" % self.room.bare, presence)
-
-    async def on_session_start(self, _event):
-        self.send_presence()
-        self.session_started.set()
-        try:
-            await self.join_room()
-        except Exception as error:  # reported by run() through self.failure
-            self.failure = f"could not join {self.room}: {error}"
-            log.error("%s", self.failure)
-
-    async def join_room(self):
-        """Joins without a <history/> element, as XMPPRoom does with history nil; retries
-        while the room is locked by the peer creating it."""
-        deadline = time.monotonic() + self.args.timeout
-        while True:
-            try:
-                presence, *_ = await self.plugin["xep_0045"].join_muc_wait(
-                    self.room, self.nick, timeout=max(1, int(deadline - time.monotonic())))
-                break
-            except PresenceError as error:
-                condition = error.presence["error"]["condition"]
-                if condition == "item-not-found" and time.monotonic() + 0.5 < deadline:
-                    await asyncio.sleep(0.3)
-                    continue
-                raise RuntimeError(f"presence error {condition}") from None
-        if 201 in presence["muc"]["status_codes"]:
-            self.created_room = True
-            if not self.args.no_configure:
-                form = self.plugin["xep_0004"].make_form(ftype="submit")
-                await self.plugin["xep_0045"].set_room_config(self.room, form)
-        log.info("joined %s as %s", self.room, self.nick)
-        self.joined.set()
 
     # -- receiving (XMPPController.didReceive, XMPPRoom presence handling) ------------------
 
@@ -326,16 +249,8 @@ class OriginalApp(slixmpp.ClientXMPP):
         args = self.args
         if args.join_delay > 0:
             await asyncio.sleep(args.join_delay)
-        self.connect(args.host, args.port)
-        deadline = time.monotonic() + args.timeout
-        while not self.joined.is_set():
-            if self.failure:
-                return self.finish(2)
-            if time.monotonic() > deadline:
-                self.failure = ("timed out connecting or authenticating" if not self.session_started.is_set()
-                                else f"timed out joining {self.room}")
-                return self.finish(2)
-            await asyncio.sleep(0.05)
+        if not await self.connect_and_join():
+            return self.finish(2)
 
         await self.draw()
         # Wait (at most --settle s) until the room has reflected what we drew, then linger.
@@ -345,13 +260,11 @@ class OriginalApp(slixmpp.ClientXMPP):
         await asyncio.sleep(args.linger)
         return self.finish(0)
 
-    def finish(self, status):
-        self.leaving = True
+    def summary(self):
         strokes, segments = self.app.view()
         crashes = self.app.crashes
-        summary = {
-            "nick": self.nick, "room": str(self.room), "device_id": self.app.device_id,
-            "status": status, "failure": self.failure, "created_room": self.created_room,
+        return {
+            "device_id": self.app.device_id,
             "strokes": strokes, "points": sum(strokes.values()), "segments": segments,
             "visible": self.app.engine.visible(),
             "crashes": {
@@ -366,23 +279,10 @@ class OriginalApp(slixmpp.ClientXMPP):
                         "first_malformed": [{"reason": r, "body": shorten(b)} for r, b in self.app.ignored[:3]]},
             "sent": self.sent, "megas_on_presence": self.megas_on_presence,
         }
-        if self.joined.is_set():
-            self.plugin["xep_0045"].leave_muc(self.room, self.nick)
-        print(json.dumps(summary), flush=True)
-        return status
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--jid", required=True)
-    p.add_argument("--password", required=True)
-    p.add_argument("--room", required=True, help="room JID, e.g. smoke@rooms.localhost")
-    p.add_argument("--nick", required=True)
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, required=True)
-    p.add_argument("--ca-file", required=True, help="PEM certificate(s) to trust (the harness's ca.pem)")
-    p.add_argument("--direct-tls", action="store_true", help="--port is the direct TLS port, not STARTTLS")
+    p = room_client.argument_parser(__doc__)
     p.add_argument("--device-id", default=None,
                    help="the device's identifierForVendor, the id of what it draws (default: a new UUID)")
     p.add_argument("--strokes", type=int, default=0)
@@ -397,10 +297,7 @@ def parse_args(argv):
     p.add_argument("--settle", type=float, default=10.0,
                    help="at most this many seconds to wait for the room to reflect what we drew")
     p.add_argument("--linger", type=float, default=2.0, help="seconds to stay after drawing")
-    p.add_argument("--timeout", type=float, default=30.0, help="seconds allowed to connect and join")
-    p.add_argument("--no-configure", action="store_true",
-                   help="when we create the room, leave it locked, as the app would")
-    p.add_argument("-v", "--verbose", action="count", default=0)
+    room_client.add_session_arguments(p, "when we create the room, leave it locked, as the app would")
     args = p.parse_args(argv)
     if args.points_per_stroke < 1:
         p.error("--points-per-stroke must be at least 1")
@@ -409,36 +306,5 @@ def parse_args(argv):
     return args
 
 
-def main(argv=None):
-    args = parse_args(argv)
-    logging.basicConfig(
-        level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
-        format=f"original_app[{args.nick}] %(levelname)s %(message)s", stream=sys.stderr)
-    if args.verbose < 2:
-        logging.getLogger("slixmpp").setLevel(logging.ERROR)
-    loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)
-
-    async def session():
-        client = OriginalApp(args)  # created inside the running loop
-        status = await client.run()
-        try:
-            await asyncio.wait_for(client.disconnect(wait=2.0), 5)
-        except asyncio.TimeoutError:
-            pass
-        return status
-
-    try:
-        status = loop.run_until_complete(session())
-    except KeyboardInterrupt:
-        status = 130
-    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
-    for task in pending:
-        task.cancel()
-    if pending:
-        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-    return status
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(room_client.main(OriginalApp, parse_args(sys.argv[1:]), "original_app"))

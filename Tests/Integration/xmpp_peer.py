@@ -31,17 +31,15 @@ Example (after `scripts/prosody-harness start DIR`; `source DIR/env`):
         --ca-file $CA_FILE --strokes 3 --points-per-stroke 9 --record alice.ndjson --linger 2
 """
 
-import argparse
 import asyncio
 import json
 import logging
-import math
 import random
 import sys
 import time
 
-import slixmpp
-from slixmpp.exceptions import PresenceError
+import room_client
+from random_walk import random_walk
 
 log = logging.getLogger("xmpp_peer")
 
@@ -66,48 +64,20 @@ class Drawing:
         return identifier
 
     def stroke(self, count=None):
-        """A random walk of `count` points, like a hand-drawn line (full double precision)."""
-        r = self.random
+        """`count` points (--points-per-stroke by default) in full double precision."""
         count = self.points_per_stroke if count is None else count
-        x, y = r.uniform(0, self.width), r.uniform(0, self.height)
-        heading = r.uniform(0, 6.283185307179586)
-        points = []
-        for _ in range(max(1, count)):
-            points.append([x, y])
-            heading += r.uniform(-0.4, 0.4)
-            step = r.uniform(2.0, 12.0)
-            x = min(max(x + step * math.cos(heading), 0.0), self.width)
-            y = min(max(y + step * math.sin(heading), 0.0), self.height)
-        return points
+        return random_walk(self.random, count, self.width, self.height)
 
     def style(self):
         r = self.random
         return r.choice([1, 2, 3, 5, 8]), [r.randrange(256), r.randrange(256), r.randrange(256)]
 
 
-class Peer(slixmpp.ClientXMPP):
+class Peer(room_client.RoomClient):
     def __init__(self, args):
-        super().__init__(args.jid, args.password)
-        self.args = args
-        self.room = slixmpp.JID(args.room)
-        self.nick = args.nick
-        self.ca_certs = args.ca_file
-        if args.direct_tls:
-            self.enable_starttls = False
-            self.enable_direct_tls = True
-        else:
-            self.enable_starttls = True
-            self.enable_direct_tls = False
-        self.enable_plaintext = False
-        for plugin in ("xep_0030", "xep_0004", "xep_0045", "xep_0199", "xep_0203"):
-            self.register_plugin(plugin)
-
+        # Without maxstanzas Prosody sends a room's default of 20 history messages.
+        super().__init__(args, max_history=None if args.history < 0 else args.history)
         self.record = open(args.record, "a", encoding="utf-8") if args.record else None
-        self.joined = asyncio.Event()
-        self.session_started = asyncio.Event()
-        self.leaving = False
-        self.failure = None
-        self.created_room = False
         self.stats = {
             "received": 0, "history": 0, "own_echoes": 0, "from_others": 0,
             "recorded": 0, "line_breaks_replaced": 0, "reconnects": 0, "duplicates_skipped": 0,
@@ -115,87 +85,17 @@ class Peer(slixmpp.ClientXMPP):
         self.seen_ids = set()
         self.by_nick = {}
 
-        self.add_event_handler("session_start", self.on_session_start)
         self.add_event_handler("groupchat_message", self.on_groupchat_message)
-        self.add_event_handler("failed_auth", self.on_failed_auth)
-        self.add_event_handler("disconnected", self.on_disconnected)
-        self.add_event_handler("connection_failed", self.on_connection_failed)
-        self.add_event_handler("presence_error", self.on_presence_error)
 
     # -- events ---------------------------------------------------------------------------
 
-    def on_failed_auth(self, _event):
-        self.failure = "authentication failed"
-        log.error("authentication failed for %s", self.boundjid.bare)
-
-    def on_presence_error(self, presence):
-        # slixmpp only routes join errors that echo <x xmlns='http://jabber.org/protocol/muc'/>;
-        # Prosody's (e.g. item-not-found for a locked room) do not, so route them here.
-        if presence["from"].bare == self.room.bare and presence.get_plugin("muc_join", check=True) is None:
-            self.event("muc::%s::presence-error" % self.room.bare, presence)
-
-    def on_connection_failed(self, error):
-        log.warning("connection failed: %s", error)
-
     def on_disconnected(self, reason):
         was_joined = self.joined.is_set()
-        self.joined.clear()
-        self.session_started.clear()
-        if self.leaving:
-            return
-        log.warning("disconnected (%s)", reason)
-        if self.args.reconnect and was_joined:
+        super().on_disconnected(reason)
+        if self.args.reconnect and was_joined and not self.leaving:
             self.stats["reconnects"] += 1
             log.info("reconnecting")
             self.connect(self.args.host, self.args.port)
-
-    async def on_session_start(self, _event):
-        self.send_presence()
-        self.session_started.set()
-        try:
-            await self.join_room()
-        except Exception as error:  # reported by run() through self.failure
-            self.failure = f"could not join {self.room}: {error}"
-            log.error("%s", self.failure)
-
-    async def join_room(self):
-        """Joins, retrying while the room is locked by the peer that is creating it."""
-        deadline = time.monotonic() + self.args.timeout
-        # Without maxstanzas Prosody sends a room's default of 20 history messages.
-        history = {} if self.args.history < 0 else {"maxstanzas": self.args.history}
-        locked_since = None
-        while True:
-            try:
-                presence, _subject, _occupants, _history = await self.plugin["xep_0045"].join_muc_wait(
-                    self.room, self.nick, timeout=max(1, int(deadline - time.monotonic())), **history)
-                break
-            except asyncio.TimeoutError:
-                raise RuntimeError("no answer from the room" if locked_since is None else
-                                   f"room locked (item-not-found) for {time.monotonic() - locked_since:.1f} s") from None
-            except PresenceError as error:
-                condition = error.presence["error"]["condition"]
-                # A room being created is locked (item-not-found) until its owner configures it.
-                if condition == "item-not-found" and time.monotonic() + 0.5 < deadline:
-                    if locked_since is None:
-                        locked_since = time.monotonic()
-                        log.info("room %s is locked; retrying", self.room)
-                    await asyncio.sleep(0.3)
-                    continue
-                raise RuntimeError(f"presence error {condition}" + (
-                    "" if locked_since is None else
-                    f" (room locked for {time.monotonic() - locked_since:.1f} s)")) from None
-        codes = presence["muc"]["status_codes"]
-        if 201 in codes:
-            self.created_room = True
-            if self.args.no_configure:
-                log.info("created %s; leaving it locked (--no-configure)", self.room)
-            else:
-                # Accept the default configuration: an instant room (XEP-0045 §10.1.2).
-                form = self.plugin["xep_0004"].make_form(ftype="submit")
-                await self.plugin["xep_0045"].set_room_config(self.room, form)
-                log.info("created and unlocked %s", self.room)
-        log.info("joined %s as %s (status codes %s)", self.room, self.nick, sorted(codes))
-        self.joined.set()
 
     def on_groupchat_message(self, msg):
         if msg["type"] != "groupchat" or msg["from"].bare != self.room.bare:
@@ -308,19 +208,8 @@ class Peer(slixmpp.ClientXMPP):
     async def run(self):
         args = self.args
         self.sent = 0
-        self.connect(args.host, args.port)
-        deadline = time.monotonic() + args.timeout
-        while not self.joined.is_set():
-            if self.failure:
-                return self.finish(2)
-            if time.monotonic() > deadline:
-                if not self.session_started.is_set():
-                    self.failure = "timed out connecting or authenticating (TLS verification failure?)"
-                else:
-                    self.failure = f"timed out joining {self.room}"
-                log.error("%s", self.failure)
-                return self.finish(2)
-            await asyncio.sleep(0.05)
+        if not await self.connect_and_join():
+            return self.finish(2)
 
         await self.draw()
 
@@ -337,32 +226,17 @@ class Peer(slixmpp.ClientXMPP):
             status = 3
         return self.finish(status)
 
+    def summary(self):
+        return {"sent": getattr(self, "sent", 0), **self.stats, "by_nick": self.by_nick}
+
     def finish(self, status):
-        self.leaving = True
-        summary = {
-            "nick": self.nick, "room": str(self.room), "status": status,
-            "failure": self.failure, "created_room": self.created_room,
-            "sent": getattr(self, "sent", 0), **self.stats, "by_nick": self.by_nick,
-        }
-        if self.joined.is_set():
-            self.plugin["xep_0045"].leave_muc(self.room, self.nick)
         if self.record:
             self.record.close()
-        print(json.dumps(summary), flush=True)
-        return status
+        return super().finish(status)
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--jid", required=True)
-    p.add_argument("--password", required=True)
-    p.add_argument("--room", required=True, help="room JID, e.g. smoke@rooms.localhost")
-    p.add_argument("--nick", required=True)
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, required=True)
-    p.add_argument("--ca-file", required=True, help="PEM certificate(s) to trust (the harness's ca.pem)")
-    p.add_argument("--direct-tls", action="store_true", help="--port is the direct TLS port, not STARTTLS")
+    p = room_client.argument_parser(__doc__)
     p.add_argument("--strokes", type=int, default=0)
     p.add_argument("--points-per-stroke", type=int, default=10)
     p.add_argument("--batch", type=int, default=4, help="points per APPEND (the app sent 4)")
@@ -383,42 +257,13 @@ def parse_args(argv):
     p.add_argument("--linger", type=float, default=2.0, help="seconds to stay after drawing")
     p.add_argument("--expect", type=int, help="leave early once this many bodies from others arrived; "
                    "exit 3 if they did not")
-    p.add_argument("--timeout", type=float, default=30.0, help="seconds allowed to connect and join")
     p.add_argument("--reconnect", action="store_true", help="reconnect and rejoin when the connection drops")
-    p.add_argument("--no-configure", action="store_true",
-                   help="when we create the room, leave it locked (tests room locking)")
-    p.add_argument("-v", "--verbose", action="count", default=0)
+    room_client.add_session_arguments(p, "when we create the room, leave it locked (tests room locking)")
     args = p.parse_args(argv)
     if args.batch < 1 or args.points_per_stroke < 1:
         p.error("--batch and --points-per-stroke must be at least 1")
     return args
 
 
-def main(argv=None):
-    args = parse_args(argv)
-    logging.basicConfig(
-        level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
-        format=f"xmpp_peer[{args.nick}] %(levelname)s %(message)s", stream=sys.stderr)
-    if args.verbose < 2:
-        logging.getLogger("slixmpp").setLevel(logging.ERROR)
-    peer = Peer(args)
-    loop = asyncio.get_event_loop()
-    try:
-        status = loop.run_until_complete(peer.run())
-        try:
-            loop.run_until_complete(asyncio.wait_for(peer.disconnect(wait=2.0), 5))
-        except asyncio.TimeoutError:
-            pass
-    except KeyboardInterrupt:
-        status = 130
-    # Let slixmpp's own tasks end quietly.
-    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
-    for task in pending:
-        task.cancel()
-    if pending:
-        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-    return status
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(room_client.main(Peer, parse_args(sys.argv[1:]), "xmpp_peer"))
