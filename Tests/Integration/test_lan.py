@@ -4,9 +4,11 @@ gateway (Prosody from scripts/prosody-harness).
 
 Run by scripts/test; alone: `python3 Tests/Integration/test_lan.py` with CANVAS_BIN set."""
 
+import json
 import os
 import random
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -14,7 +16,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from canvasnode import Node, multicast_interface, seeded_random, wait_converged  # noqa: E402
-from test_xmpp import CANVAS, Prosody  # noqa: E402
+from test_xmpp import CANVAS, ORIGINAL_APP, Prosody  # noqa: E402
 
 
 def setUpModule():
@@ -182,6 +184,66 @@ class LANGateway(unittest.TestCase):
                 self.assertEqual(node.stop(), 0)
         finally:
             for node in everyone:
+                if node.process and node.process.poll() is None:
+                    node.kill()
+            server.stop()
+
+    def test_the_gateway_speaks_to_the_original_app_without_crashing_or_duplicating_points(self):
+        """Two LAN nodes, one of them the gateway to an XMPP room where the original app
+        (its stand-in) draws too: strokes drawn on the LAN reach the app through the
+        gateway once, nothing the gateway sends would crash it, and the app's strokes reach
+        the LAN."""
+        server = Prosody("lan-original")
+        work = tempfile.mkdtemp(prefix="canvas-lan-app-")
+        port = free_udp_port()
+        group = f"239.255.{random.randrange(1, 255)}.{random.randrange(1, 255)}"
+        room = server.room("bridged-app")
+        gateway = LANNode("gw", room, work, port, group, xmpp=(server, "alice"))
+        quiet = LANNode("lan", room, work, port, group)
+        nodes = [gateway, quiet]
+        app = None
+        try:
+            for node in nodes:
+                node.start()
+            gateway.wait_members(1)
+            quiet.wait_members(1)
+            gateway.wait_joined()
+            gateway.wait_for(lambda: (gateway.last("gateway") or {}).get("node") == gateway.last("started")["node"],
+                             20, "being the gateway")
+            rng = seeded_random("gateway and the original app")
+            drawn = quiet.draw(rng, 3)
+            wait_converged(nodes, 30, points=drawn)
+            venv_python = os.environ.get("CANVAS_VENV_PYTHON", sys.executable)
+            app = subprocess.Popen(
+                [venv_python, ORIGINAL_APP, "--jid", server.jid("mallory"), "--password", "mallory-pw",
+                 "--room", room, "--nick", "ipad", "--host", server.env["XMPP_HOST"],
+                 "--port", server.env["XMPP_PORT"], "--ca-file", server.env["CA_FILE"],
+                 "--strokes", "4", "--points-per-stroke", "13", "--interval", "0.05", "--seed", "5",
+                 "--linger", "15"],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            time.sleep(4)
+            drawn += quiet.draw(rng, 2)
+            out, err = app.communicate(timeout=120)
+            self.assertEqual(app.returncode, 0, f"the original app's stand-in failed:\n{out}\n{err}")
+            view = json.loads(out.strip().splitlines()[-1])
+            self.assertEqual(view["crashes"]["count"], 0, f"messages that crash the original app: {view['crashes']}")
+            # The app holds the LAN's strokes and its own; the LAN holds the same points.
+            wait_converged(nodes, 60, points=view["points"])
+            for node in nodes:
+                self.assertEqual(node.stop(), 0)
+            backup = os.path.join(work, "ours.ndjson")
+            subprocess.run([CANVAS, "export", "--store", quiet.store, "--room", room, "--format", "ndjson", "-o", backup],
+                           check=True, capture_output=True)
+            state = json.loads(subprocess.run([CANVAS, "replay", "--state", backup], check=True, capture_output=True,
+                                              text=True).stdout)
+            ours = {s["identifier"]: len(s["points"]) for s in state["strokes"] if s["header"] is not None}
+            different = {sid: (count, ours.get(sid)) for sid, count in view["strokes"].items() if ours.get(sid) != count}
+            self.assertEqual(different, {}, "strokes whose point count differs (app's view, the LAN's)")
+            self.assertEqual(len(view["strokes"]), 5 + 4, f"the app should hold the LAN's 5 strokes and its 4")
+        finally:
+            if app and app.poll() is None:
+                app.kill()
+            for node in nodes:
                 if node.process and node.process.poll() is None:
                     node.kill()
             server.stop()
