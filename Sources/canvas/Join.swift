@@ -16,8 +16,8 @@ struct Join: AsyncParsableCommand {
             replica durably in the store folder (--store, by default the one canvas export and \
             canvas store use; --memory keeps it in memory only). Standard input takes NDJSON \
             lines: protocol messages (their operations count as drawn here) and local actions \
-            (docs/actions.md), applied to the first room. With --events, standard output gets one \
-            JSON event per line (docs/operating.md#events). Logs go to standard error. SIGINT or \
+            (draw, erase, undo, redo; docs/actions.md), applied to the first room. With --events, \
+            standard output gets one JSON event per line (docs/operating.md#events). Logs go to standard error. SIGINT or \
             SIGTERM waits up to 10 s for the rooms to confirm what was sent, leaves the rooms, \
             flushes the store and exits 0; a second signal stops at once.
 

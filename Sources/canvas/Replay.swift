@@ -12,7 +12,7 @@ struct Replay: ParsableCommand {
         discussion: """
             Reads one JSON object per line from each FILE in turn, or from standard input when \
             no FILE or '-' is given: protocol messages (ADD, APPEND, DELETE, REMOVE_STROKE, MEGA) \
-            and local actions (draw, erase; docs/actions.md), applied in order. Blank lines are \
+            and local actions (draw, erase, undo, redo; docs/actions.md), applied in order. Blank lines are \
             ignored. An invalid line is reported on standard error as FILE:LINE: error: … and \
             skipped; the output still reflects every valid line, and the exit status is 1.
             """
