@@ -30,7 +30,9 @@ public struct NodeError: Error, CustomStringConvertible, Sendable {
 /// Several nodes can run in one process; a node holds no global state and never touches
 /// signals, standard input or standard output.
 ///
-///     let node = Node(configuration: NodeConfiguration(rooms: ["board"]).withLAN(), logger: logger)
+///     var configuration = NodeConfiguration(rooms: ["board"], storage: .memory)
+///     configuration.lan = NodeConfiguration.LANSettings()
+///     let node = Node(configuration: configuration, logger: logger)
 ///     try await node.start()
 ///     try await node.perform(.draw(points: points, weight: 2, colour: .black, recognize: true), in: "board")
 ///     try await node.stop()

@@ -131,9 +131,6 @@ final class EventSubscribers: Sendable {
         return NodeEvents(stream: stream, subscriber: subscriber)
     }
 
-    /// Whether anyone listens (events need not be built otherwise).
-    var isEmpty: Bool { state.withLock { $0.subscribers.isEmpty } }
-
     /// Hands `event` to every subscriber.
     func publish(_ event: NodeEvent) {
         let subscribers = state.withLock { Array($0.subscribers.values) }
