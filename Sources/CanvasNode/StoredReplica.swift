@@ -11,6 +11,7 @@ public struct StoredReplica {
     /// The store; the driver owns its lifetime (`close()` flushes waiting operations).
     public let store: RoomStore
 
+    /// Persistence actions carried out on `store`.
     public init(store: RoomStore) {
         self.store = store
     }

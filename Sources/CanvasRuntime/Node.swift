@@ -14,9 +14,45 @@ import XMPP
 typealias ExtraLinks = @Sendable (RoomReplica, _ inject: @escaping @Sendable (SessionInput) -> Void) -> [any RoomLink]
 
 /// Why a node could not start, could not do what it was asked, or had to stop.
-public struct NodeError: Error, CustomStringConvertible, Sendable {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+///
+/// Two errors are equal when their kinds are: the detail, a whole sentence naming what to
+/// change, is for the user and the logs.
+public struct NodeError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong, in broad terms. New kinds may be added.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// The configuration cannot work: no room, no transport, an invalid JID or room.
+        public static let invalidConfiguration = Kind("invalid node configuration")
+        /// A room the node was not configured with.
+        public static let unknownRoom = Kind("unknown room")
+        /// The node has stopped (or has already run and cannot run again).
+        public static let notRunning = Kind("node not running")
+        /// A room's store could not be opened or written.
+        public static let storage = Kind("storage failure")
+        /// A transport failed for good: the LAN socket, the XMPP account, every room.
+        public static let transport = Kind("transport failure")
+
+        public var description: String { name }
+    }
+
+    /// The kind of failure.
+    public var kind: Kind
+    /// What happened and what to change.
+    public var detail: String
+
+    /// An error of `kind`; `detail` says what happened and what to change.
+    public init(_ kind: Kind, _ detail: String) {
+        self.kind = kind
+        self.detail = detail
+    }
+
+    /// The detail alone: it is a whole sentence, which usually quotes the error behind it.
+    public var description: String { detail }
+
+    public static func == (lhs: NodeError, rhs: NodeError) -> Bool { lhs.kind == rhs.kind }
+    public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
 }
 
 /// A Canvas node inside an app: it keeps a replica of each of its rooms, durably (or in
@@ -85,7 +121,7 @@ public final class Node: Service, Sendable {
     /// cannot log in). A node runs once.
     public func run() async throws {
         try lifecycle.withLock { state throws(NodeError) in
-            guard state.phase == .idle else { throw NodeError("this node has already run; make a new one") }
+            guard state.phase == .idle else { throw NodeError(.notRunning, "this node has already run; make a new one") }
             state.phase = .running
         }
         do {
@@ -117,7 +153,7 @@ public final class Node: Service, Sendable {
                 return true
             }
             guard idle else {
-                started.resume(throwing: NodeError("this node has already run; make a new one"))
+                started.resume(throwing: NodeError(.notRunning, "this node has already run; make a new one"))
                 return
             }
             Task { try await self.run() }
@@ -171,7 +207,7 @@ public final class Node: Service, Sendable {
             defer { (state.started, state.finished) = ([], []) }
             return (state.started, state.finished)
         }
-        for waiter in started { waiter.resume(throwing: failure ?? NodeError("the node stopped before it started")) }
+        for waiter in started { waiter.resume(throwing: failure ?? NodeError(.notRunning, "the node stopped before it started")) }
         for waiter in finished {
             if let failure { waiter.resume(throwing: failure) } else { waiter.resume() }
         }
@@ -182,8 +218,8 @@ public final class Node: Service, Sendable {
         Task { [inputs] in
             for await input in inputs {
                 switch input {
-                case .local(_, _, let reply): reply.resume(throwing: NodeError("the node has stopped"))
-                case .document(_, let reply): reply.resume(throwing: NodeError("the node has stopped"))
+                case .local(_, _, let reply): reply.resume(throwing: NodeError(.notRunning, "the node has stopped"))
+                case .document(_, let reply): reply.resume(throwing: NodeError(.notRunning, "the node has stopped"))
                 case .client, .lan, .transport, .tick, .stop: break
                 }
             }
@@ -234,12 +270,12 @@ public final class Node: Service, Sendable {
         _ room: String, _ input: (Int, CheckedContinuation<Answer, any Error>) -> NodeInput
     ) async throws -> Answer {
         guard let index = configuration.rooms.firstIndex(of: room) else {
-            throw NodeError("no room \"\(room)\" on this node (its rooms: \(configuration.rooms.joined(separator: ", ")))")
+            throw NodeError(.unknownRoom, "no room \"\(room)\" on this node (its rooms: \(configuration.rooms.joined(separator: ", ")))")
         }
         // Before the node runs, the request waits for it in the loop's queue.
         return try await withCheckedThrowingContinuation { reply in
             guard case .enqueued = inbox.yield(input(index, reply)) else {
-                reply.resume(throwing: NodeError("the node has stopped"))
+                reply.resume(throwing: NodeError(.notRunning, "the node has stopped"))
                 return
             }
         }

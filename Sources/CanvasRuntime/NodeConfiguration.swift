@@ -4,6 +4,7 @@ public import LANCluster
 public struct NodeConfiguration: Sendable {
     /// The LAN cluster: nearby nodes of the same room over UDP multicast (docs/lan.md).
     public struct LANSettings: Sendable {
+        /// The interface, multicast group and port.
         public var socket: ClusterSocketConfiguration
         /// The room key: every datagram is authenticated with it. Without one the LAN is
         /// trusted.
@@ -11,6 +12,8 @@ public struct NodeConfiguration: Sendable {
         /// How often members announce themselves (the failure detector waits 3 of them).
         public var beaconInterval: Duration = .milliseconds(500)
 
+        /// LAN settings: by default the first interface with multicast, 239.255.77.77:47777,
+        /// no key.
         public init(socket: ClusterSocketConfiguration = ClusterSocketConfiguration(), key: [UInt8]? = nil) {
             self.socket = socket
             self.key = key
@@ -21,6 +24,7 @@ public struct NodeConfiguration: Sendable {
     public struct XMPPAccount: Sendable {
         /// `user@domain` (or `user@domain/resource`).
         public var jid: String
+        /// The account's password.
         public var password: String
         /// The server to connect to; by default the JID's domain.
         public var host: String?
@@ -37,6 +41,7 @@ public struct NodeConfiguration: Sendable {
         /// The nickname in every room; by default the node id.
         public var nickname: String?
 
+        /// The account `jid` with `password`, its server found from the JID's domain.
         public init(jid: String, password: String) {
             self.jid = jid
             self.password = password
@@ -45,6 +50,7 @@ public struct NodeConfiguration: Sendable {
 
     /// The rooms to join: XMPP room JIDs (`room@service`), or any name for a LAN-only node.
     public var rooms: [String]
+    /// The XMPP account the rooms are joined with, if any.
     public var xmpp: XMPPAccount?
     /// The LAN cluster, if any: with `xmpp`, the elected gateway relays between the two.
     public var lan: LANSettings?

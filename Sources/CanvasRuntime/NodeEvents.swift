@@ -14,6 +14,7 @@ public struct NodeEvents: AsyncSequence, Sendable {
     let stream: AsyncStream<NodeEvent>
     let subscriber: EventSubscriber
 
+    /// Takes the subscription's events one by one.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: AsyncStream<NodeEvent>.AsyncIterator
         let subscriber: EventSubscriber
@@ -25,6 +26,7 @@ public struct NodeEvents: AsyncSequence, Sendable {
             return event
         }
 
+        /// The next event, or nil once the node has stopped, on `actor`.
         public mutating func next(isolation actor: isolated (any Actor)?) async -> NodeEvent? {
             let event = await base.next(isolation: actor)
             if event != nil { subscriber.took() }
@@ -32,6 +34,7 @@ public struct NodeEvents: AsyncSequence, Sendable {
         }
     }
 
+    /// The iterator (one per subscription: iterate from one task).
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(base: stream.makeAsyncIterator(), subscriber: subscriber)
     }

@@ -11,10 +11,9 @@ import Synchronization
 import XMPP
 
 /// A transport of a room beyond what the loop knows by type (the lifecycle tests' fakes):
-/// besides sending, it has timers, says whether anything waits for confirmation, and
-/// leaves when the node stops.
+/// besides sending, it says whether anything waits for confirmation, and leaves when the
+/// node stops.
 protocol RoomLink: RoomTransport {
-    func tick()
     var isSettled: Bool { get }
     func leave()
 }
@@ -52,7 +51,6 @@ final class NodeLoop {
     /// How many events of one transport (a room's LAN cluster, the XMPP client) may wait
     /// in the loop's queue.
     static let transportInputsQueued = 256
-
 
     init(
         configuration: NodeConfiguration, logger: Logger, inputs: AsyncStream<NodeInput>,
@@ -175,7 +173,7 @@ final class NodeLoop {
             case .tick:
                 tick()
                 if !links.isEmpty, lanLinks.isEmpty, extraLinks.isEmpty, links.allSatisfy(\.failedPermanently) {
-                    failure = NodeError("every room refused us; see the errors above")
+                    failure = NodeError(.transport, "every room refused us; see the errors above")
                     break loop
                 }
                 if let deadline = draining, clock.now >= deadline || isSettled {
@@ -210,9 +208,9 @@ final class NodeLoop {
     // MARK: Setting up
 
     private func openRooms() throws(NodeError) {
-        guard !configuration.rooms.isEmpty else { throw NodeError("no room to join: give at least one --room") }
+        guard !configuration.rooms.isEmpty else { throw NodeError(.invalidConfiguration, "no room to join: give at least one --room") }
         guard configuration.xmpp != nil || configuration.lan != nil || hasExtraLinks else {
-            throw NodeError("no transport: give an XMPP account (--jid) or use the LAN (--lan)")
+            throw NodeError(.invalidConfiguration, "no transport: give an XMPP account (--jid) or use the LAN (--lan)")
         }
         var randomID: String {
             var generator = SystemRandomNumberGenerator()
@@ -226,7 +224,7 @@ final class NodeLoop {
                 do {
                     (store, operations) = try RoomStore.open(directory: URL(fileURLWithPath: directory), room: name)
                 } catch {
-                    throw NodeError("cannot open the store of room \(name) in \(directory): \(error)")
+                    throw NodeError(.storage, "cannot open the store of room \(name) in \(directory): \(error)")
                 }
                 if let recovery = store?.recovery, !recovery.isClean {
                     logger.warning("the store was recovered", metadata: ["room": "\(name)", "recovery": "\(recovery)"])
@@ -244,7 +242,7 @@ final class NodeLoop {
         do {
             connection = try XMPPConnectionConfiguration(jid: account.jid, password: account.password)
         } catch {
-            throw NodeError("\(error)")
+            throw NodeError(.invalidConfiguration, "\(error)")
         }
         let tls = TLSClientConfiguration(
             serverName: connection.domain, caFile: account.caFile,
@@ -272,7 +270,7 @@ final class NodeLoop {
             driver = ClusterDriver(node: node, socket: settings.socket, eventLoopGroup: group, logger: logger)
             try await driver.start()
         } catch {
-            throw NodeError("cannot start the LAN cluster of room \(replica.name): \(error)")
+            throw NodeError(.transport, "cannot start the LAN cluster of room \(replica.name): \(error)")
         }
         logger.info("LAN cluster", metadata: ["room": "\(replica.name)", "transport": "\(driver.transportDescription)"])
         let link = LANRoomLink(replica: replica, driver: driver, logger: logger, emit: emit)
@@ -300,7 +298,7 @@ final class NodeLoop {
                     payloadElement: XMPPRoomLinkStateMachine.payloadElement,
                     capabilities: XMPPRoomLinkStateMachine.capabilities))
         } catch {
-            throw NodeError("\(error)")
+            throw NodeError(.invalidConfiguration, "\(error)")
         }
     }
 
@@ -318,7 +316,7 @@ final class NodeLoop {
             emit(.offline(error: "\(error)", retryIn: delay))
             for link in links { link.clientOffline(resumable: delay != nil && error.kind != .streamError) }
             if delay == nil, !(error.kind == .closedByClient) {
-                return NodeError("the XMPP connection failed and cannot be retried: \(error)")
+                return NodeError(.transport, "the XMPP connection failed and cannot be retried: \(error)")
             }
         }
         return nil
@@ -359,7 +357,7 @@ final class NodeLoop {
                 let temporary = target + ".tmp"
                 try Data(svg).write(to: URL(fileURLWithPath: temporary))
                 if rename(temporary, target) != 0 {
-                    throw NodeError("cannot rename \(temporary) to \(target): \(String(cString: strerror(errno)))")
+                    throw NodeError(.storage, "cannot rename \(temporary) to \(target): \(String(cString: strerror(errno)))")
                 }
                 replica.markExported()
                 emit(.exported(room: replica.name, path: target))

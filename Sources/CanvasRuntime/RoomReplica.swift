@@ -135,7 +135,7 @@ final class RoomReplica {
                         "cannot make local operations durable; they are not sent",
                         metadata: ["room": "\(name)", "error": "\(error)"])
                     emit(.error(room: name, message: "cannot store local operations: \(error)"))
-                    return .failure(NodeError("cannot store local operations of room \(name): \(error)"))
+                    return .failure(NodeError(.storage, "cannot store local operations of room \(name): \(error)"))
                 }
             case .persistRemote(let operations):
                 do {

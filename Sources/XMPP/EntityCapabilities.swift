@@ -3,14 +3,18 @@
 /// and answered to disco#info queries (XEP-0030) — so that others know what it speaks
 /// without asking.
 public struct EntityCapabilities: Sendable, Hashable {
+    /// XEP-0115's namespace, of the `<c/>` element.
     public static let namespace = "http://jabber.org/protocol/caps"
+    /// XEP-0030's disco#info namespace.
     public static let discoInfoNamespace = "http://jabber.org/protocol/disco#info"
 
     /// A URI naming the software (`urn:x-canvas`).
     public let node: String
-    /// The identity's category, type and name (`client`, `bot`, `Canvas`).
+    /// The identity's category (`client`).
     public let category: String
+    /// The identity's type (`bot`).
     public let type: String
+    /// The identity's name (`Canvas`).
     public let name: String
     /// The features, disco#info and caps themselves included.
     public let features: [String]
@@ -74,9 +78,12 @@ public struct EntityCapabilities: Sendable, Hashable {
 
 /// What an occupant's presence announces of its capabilities (XEP-0115 `<c/>`).
 public struct AnnouncedCapabilities: Sendable, Hashable {
+    /// The software's URI.
     public var node: String
+    /// The verification string of its identity and features.
     public var ver: String
 
+    /// What a `<c node=… ver=…/>` says.
     public init(node: String, ver: String) {
         self.node = node
         self.ver = ver

@@ -29,9 +29,12 @@ enum StandardInput {
                 } catch let error as ProtocolError {
                     logger.error("<stdin>:\(number): error: \(error)")
                     output?.write(EventLine("input_error").field("line", number).field("error", "\(error)").terminated)
-                } catch {
+                } catch let error as NodeError where error.kind == .notRunning {
                     logger.debug("standard input is no longer read: \(error)")
                     return
+                } catch {
+                    // The node reported it (a store that refuses writes): the next lines may work.
+                    logger.debug("<stdin>:\(number): not performed: \(error)")
                 }
             }
         }

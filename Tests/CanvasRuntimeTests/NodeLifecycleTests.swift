@@ -102,10 +102,11 @@ import Testing
         await #expect {
             try await node.perform(Self.stroke, in: "elsewhere")
         } throws: { error in
-            "\(error)".contains("no room \"elsewhere\"") && "\(error)".contains(Self.room)
+            (error as? NodeError)?.kind == .unknownRoom && "\(error)".contains("no room \"elsewhere\"")
+                && "\(error)".contains(Self.room)
         }
-        await #expect(throws: NodeError.self) { try await node.run() }
-        await #expect(throws: NodeError.self) { try await node.start() }
+        await #expect(throws: NodeError(.notRunning, "")) { try await node.run() }
+        await #expect(throws: NodeError(.notRunning, "")) { try await node.start() }
         try await node.stop()
         var logger = Logger(label: "test")
         logger.logLevel = .critical
@@ -113,7 +114,7 @@ import Testing
         await #expect {
             try await unconnected.start()
         } throws: { error in
-            "\(error)".contains("no transport")
+            (error as? NodeError)?.kind == .invalidConfiguration && "\(error)".contains("no transport")
         }
     }
 
@@ -220,8 +221,6 @@ final class FakeLink: RoomLink, @unchecked Sendable {
         waiting.withLock { _ = $0.remove(id) }
         inject(.accepted(id, via: Self.transport))
     }
-
-    func tick() {}
 
     var isSettled: Bool { waiting.withLock { $0.isEmpty } }
 

@@ -51,9 +51,12 @@ public struct MUCRoomConfiguration: Sendable, Hashable {
 /// An application element that a message carries instead of a `<body>`: its name and
 /// namespace (`<canvas xmlns='urn:x-canvas:1'>…</canvas>`).
 public struct MUCPayloadElement: Sendable, Hashable {
+    /// The element's local name.
     public let name: String
+    /// The element's namespace.
     public let namespace: String
 
+    /// The element `<name xmlns='namespace'>`.
     public init(name: String, namespace: String) {
         self.name = name
         self.namespace = namespace
