@@ -185,8 +185,12 @@ extension RoomSession {
     /// (a legacy peer).
     mutating func sendState(to peer: PeerID, via id: TransportID, _ actions: inout [SessionAction]) {
         // MEGA, which the original app merges by keeping the longer points array: an APPEND
-        // would add points it already has at the end of its stroke (PROTOCOL.md §14).
-        for message in MessageEncoder.legacyMegaMessages(for: document, maxBytes: transports[id]!.maxMessageBytes) {
+        // would add points it already has at the end of its stroke (PROTOCOL.md §14). Each
+        // stroke goes by the name the app knows it by (§14.7).
+        let replica = replica
+        for message in MessageEncoder.legacyMegaMessages(
+            for: document, maxBytes: transports[id]!.maxMessageBytes, name: { replica.bodyName(of: $0) })
+        {
             statistics.repairMessages += 1
             statistics.repairBytes += message.count
             actions.append(.send(message, kind: .legacyState, to: .peer(peer), via: id, id: nil))

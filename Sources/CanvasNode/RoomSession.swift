@@ -100,11 +100,11 @@ public struct RoomSession: Sendable {
             guard transports[id]?.members.contains(peer) == true else { break }
             transports[id]!.announced.insert(peer)
             transports[id]!.legacyDeadlines[peer] = nil
-        case .received(let bytes, let peer, let id):
+        case .received(let bytes, let peer, let id, let carriage):
             guard transports[id]?.isUp == true else { break }
-            received(bytes, from: peer, via: id, now: now, &actions)
-        case .recorded(let bytes, let peer, let id):
-            received(bytes, from: peer, via: id, now: now, operationsOnly: true, &actions)
+            received(bytes, from: peer, via: id, carriage: carriage, now: now, &actions)
+        case .recorded(let bytes, let peer, let id, let carriage):
+            received(bytes, from: peer, via: id, carriage: carriage, now: now, operationsOnly: true, &actions)
         case .accepted(let sendID, let id):
             transports[id]?.inFlight[sendID] = nil
         case .timer:
@@ -144,8 +144,9 @@ public struct RoomSession: Sendable {
 
     private mutating func transportDown(_ id: TransportID) {
         guard var state = transports[id] else { return }
-        state.outbox = unacceptedOperations(on: id)
-        state.inFlight = [:]
+        // Operations in flight stay there: the transport may still confirm that they got
+        // through (an XMPP room's archive, read on rejoining), and then they are not sent
+        // again; the rest go with the next `.transportUp`.
         state.isUp = false
         state.members = []
         state.pendingAnswers = [:]
@@ -207,7 +208,7 @@ public struct RoomSession: Sendable {
             let sendID = SendID(nextSendID)
             nextSendID += 1
             transports[id]!.inFlight[sendID] = [operation]
-            let messages = MessagePacking.messages(for: [operation], maxBytes: limit)
+            let messages = MessagePacking.messages(for: [outgoing(operation, on: id)], maxBytes: limit)
             for (index, message) in messages.enumerated() {
                 // A split APPEND is accepted when its last part is.
                 actions.append(.send(message, kind: .operations, to: .room, via: id, id: index == messages.count - 1 ? sendID : nil))
@@ -215,11 +216,17 @@ public struct RoomSession: Sendable {
         }
     }
 
+    /// `operation` as sent in `.operations` on transport `id`: where peers of the original
+    /// app may read (a body), named as a body names it.
+    private func outgoing(_ operation: Operation, on id: TransportID) -> Operation {
+        transports[id]!.legacyPeers ? replica.bodyOperation(operation) : operation
+    }
+
     // MARK: - Remote messages
 
     private mutating func received(
-        _ bytes: [UInt8], from peer: PeerID, via id: TransportID, now: Duration, operationsOnly: Bool = false,
-        _ actions: inout [SessionAction]
+        _ bytes: [UInt8], from peer: PeerID, via id: TransportID, carriage: Carriage, now: Duration,
+        operationsOnly: Bool = false, _ actions: inout [SessionAction]
     ) {
         let message: Message
         do {
@@ -231,8 +238,8 @@ public struct RoomSession: Sendable {
         }
         switch message {
         case .operation, .mega:
-            applyRemote(
-                message.operations, from: Author(peer: peer, transport: id), now: now, isDrawing: !operationsOnly, &actions)
+            let operations = carriage == .body ? replica.operationsFromBody(message) : message.operations
+            applyRemote(operations, from: Author(peer: peer, transport: id), now: now, isDrawing: !operationsOnly, &actions)
         case .sync(let sync):
             if !operationsOnly { handleSync(sync, from: peer, via: id, now: now, &actions) }
         case .unsupported:
@@ -260,7 +267,8 @@ public struct RoomSession: Sendable {
         actions.append(.persistRemote(novel))
         actions.append(.event(.applied(applied)))
         for id in transports.keys.sorted() where id != author.transport && transports[id]!.isUp {
-            for message in MessagePacking.messages(for: novel, maxBytes: transports[id]!.maxMessageBytes) {
+            let outgoing = novel.map { self.outgoing($0, on: id) }
+            for message in MessagePacking.messages(for: outgoing, maxBytes: transports[id]!.maxMessageBytes) {
                 actions.append(.send(message, kind: .operations, to: .room, via: id, id: nil))
             }
         }

@@ -42,20 +42,21 @@ public enum SessionInput: Sendable {
     /// original protocol (an XMPP room may hold them; a LAN cluster only holds nodes like
     /// this one): only then is a silent member taken for one after `legacyGrace`.
     case transportUp(TransportID, maxMessageBytes: Int, members: Set<PeerID>, legacyPeers: Bool = true)
-    /// A transport lost the room; local operations it had not accepted are kept.
+    /// A transport lost the room; local operations it had not accepted are kept (and may
+    /// still be reported `.accepted` before it comes back up: those are not sent again).
     case transportDown(TransportID)
     case memberJoined(PeerID, via: TransportID)
     case memberLeft(PeerID, via: TransportID)
     /// A member announced that it speaks the sync extension (an XMPP occupant's
     /// capabilities): it is no peer of the original protocol, whatever it has sent yet.
     case memberSpeaksSync(PeerID, via: TransportID)
-    /// One message's bytes from a member.
-    case received([UInt8], from: PeerID, via: TransportID)
+    /// One message's bytes from a member, read from where `carriage` says.
+    case received([UInt8], from: PeerID, via: TransportID, carriage: Carriage = .canvas)
     /// One message from a transport's record of the past (an XMPP room's archive or
     /// history), or one that arrived before the transport came up: its operations are
     /// applied (and relayed when novel) whether or not the transport is up; sync messages
     /// describe a past state and are ignored.
-    case recorded([UInt8], from: PeerID, via: TransportID)
+    case recorded([UInt8], from: PeerID, via: TransportID, carriage: Carriage = .canvas)
     /// The transport has accepted (for XMPP: acknowledged) a send that carried local operations.
     case accepted(SendID, via: TransportID)
     /// The timer asked for by `.scheduleTimer` fired (early or late calls are harmless).
@@ -64,6 +65,16 @@ public enum SessionInput: Sendable {
     case local([Operation])
     /// A local user action, turned into operations (CanvasGeometry's Drawing and Eraser).
     case action(LocalAction)
+}
+
+/// Where a received message was read, which decides the names its strokes go by.
+public enum Carriage: Sendable, Hashable {
+    /// Canvas's own carriage (a LAN datagram, an XMPP `<canvas>` element): identifiers are
+    /// the replicas' own.
+    case canvas
+    /// A message body, where peers of the original app read and write: a stroke the app
+    /// removed and redid goes by its first name (`Replica.operationsFromBody(_:)`).
+    case body
 }
 
 /// What the driver of a session must do, in order. A failed `.persistLocal` must stop the
@@ -85,7 +96,9 @@ public enum SessionAction: Sendable {
 /// should (archive it or not, put it where peers of the original protocol look or not)
 /// without reading it.
 public enum MessageKind: Sendable, Hashable {
-    /// Operations drawn here, or relayed from another transport.
+    /// Operations drawn here, or relayed from another transport. On a transport that may
+    /// hold peers of the original app they travel in a body, named as a body names them
+    /// (`Replica.bodyOperation(_:)`).
     case operations
     /// Operations sent to repair members' replicas (anti-entropy): only for members that
     /// speak sync (a peer of the original protocol would append their points again).

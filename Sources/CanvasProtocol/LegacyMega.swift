@@ -95,16 +95,23 @@ extension LegacyMega {
     /// the operations themselves, never duplicates points; Canvas nodes apply it as the
     /// operations they already hold.
     ///
-    /// Not expressible, so left out: points beyond a gap (pending runs), erasure past the
-    /// last point, and one-point strokes (a degenerate segment reads as empty, which would
-    /// erase the dot on every Canvas node).
-    static func messages(for document: Document, maxBytes: Int) -> [[UInt8]] {
+    /// Each stroke goes by `name(id)` (the name the original app knows it by: §14.7); a
+    /// name already given to an earlier stroke is not given twice.
+    ///
+    /// Left out, as the original app's own MEGA leaves them out: strokes with nothing
+    /// visible. Not expressible, so left out too: points beyond a gap (pending runs),
+    /// erasure past the last point, and one-point strokes (a degenerate segment reads as
+    /// empty, which would erase the dot on every Canvas node).
+    static func messages(for document: Document, maxBytes: Int, name: (StrokeID) -> StrokeID) -> [[UInt8]] {
         var messages: [[UInt8]] = []
         var current: [UInt8] = []
+        var named: Set<StrokeID> = []
         for stroke in document.sortedStrokes {
-            guard let header = stroke.header, stroke.points.count > 1 else { continue }
+            guard let header = stroke.header, stroke.points.count > 1, !stroke.visible.isEmpty else { continue }
+            let identifier = name(stroke.id)
+            guard named.insert(identifier).inserted else { continue }
             var entry: [UInt8] = []
-            CanonicalJSON.appendString(stroke.id.rawValue, to: &entry)
+            CanonicalJSON.appendString(identifier.rawValue, to: &entry)
             CanonicalJSON.appendLiteral(#":{"points":["#, to: &entry)
             for (index, point) in stroke.points.enumerated() {
                 if index > 0 { entry.append(UInt8(ascii: ",")) }

@@ -75,8 +75,11 @@ public enum MessageEncoder {
 
 extension MessageEncoder {
     /// The document as MEGA messages of at most `maxBytes` each, for peers of the original
-    /// protocol (see `LegacyMega.messages(for:maxBytes:)`).
-    public static func legacyMegaMessages(for document: Document, maxBytes: Int) -> [[UInt8]] {
-        LegacyMega.messages(for: document, maxBytes: maxBytes)
+    /// protocol (see `LegacyMega.messages(for:maxBytes:name:)`), each stroke under
+    /// `name(id)` (the name its body form gives it; by default its identifier).
+    public static func legacyMegaMessages(
+        for document: Document, maxBytes: Int, name: (StrokeID) -> StrokeID = { $0 }
+    ) -> [[UInt8]] {
+        LegacyMega.messages(for: document, maxBytes: maxBytes, name: name)
     }
 }

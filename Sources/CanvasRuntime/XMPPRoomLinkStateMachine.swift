@@ -20,7 +20,9 @@ import XMPP
 ///   archived). A member that has never sent a sync message may be a peer of the original
 ///   protocol, which reads only groupchat: messages meant for it go to the room.
 /// - A send that carries local operations is accepted when the room reflects it back
-///   (matched by the stanza id we set): then it is in the room's archive as well.
+///   (matched by the stanza id we set): then it is in the room's archive as well. One
+///   still unreflected when the room was lost is accepted if the catch-up after the next
+///   join shows it (our own message, same stanza id), and only otherwise sent again.
 /// - Everything but operations carries a `no-store` hint (XEP-0334): the archive keeps each
 ///   operation once, as first sent.
 /// - Messages from the archive or the room's history feed the session as operations only:
@@ -108,6 +110,14 @@ struct XMPPRoomLinkStateMachine {
         }
     }
 
+    /// How the session reads a message: a body names strokes as the original app knows them.
+    static func carriage(of content: MUCMessageContent) -> Carriage {
+        switch content {
+        case .body: .body
+        case .payload: .canvas
+        }
+    }
+
     /// The room's occupancy.
     private(set) var room: MUCRoom
     /// The room's name in the node's events.
@@ -125,6 +135,11 @@ struct XMPPRoomLinkStateMachine {
 
     /// Sends carrying local operations that wait for their reflection, by stanza id.
     private var awaitingReflection: [String: OutgoingMessage] = [:]
+    /// Those still unreflected when the room was lost, by stanza id: the room may have
+    /// passed them on before we lost it. Found among our own messages in the catch-up
+    /// after the next join, they are accepted rather than sent again, which would hand
+    /// their points to a peer of the original app a second time (PROTOCOL.md §14.8).
+    private var unreflectedWhenLost: [String: SendID] = [:]
     /// Counts our stanzas, for their ids.
     private var sentCounter: UInt64 = 0
     /// The newest archive id seen, and the one in the store.
@@ -319,6 +334,7 @@ struct XMPPRoomLinkStateMachine {
     /// Tells the session the room is there, with its occupants (once per join).
     private mutating func bringUp(into actions: inout [Action]) {
         catchUpDeadline = nil
+        unreflectedWhenLost = [:]  // the session sends what the catch-up did not show
         guard !transportUp, room.isJoined, isActive else { return }
         transportUp = true
         let others = room.occupants.values.filter { $0.nickname != room.nickname }
@@ -340,6 +356,9 @@ struct XMPPRoomLinkStateMachine {
         if transportUp {
             transportUp = false
             actions.append(.session(.transportDown(Self.transportID)))
+        }
+        for (stanzaID, message) in awaitingReflection {
+            if let id = message.id { unreflectedWhenLost[stanzaID] = id }
         }
         awaitingReflection = [:]
         throttled = []
@@ -454,7 +473,11 @@ struct XMPPRoomLinkStateMachine {
             received(message, now: now, facts: facts, into: &actions)
         case .privateMessage(let nickname, let content):
             guard transportUp, isActive else { return }
-            actions.append(.session(.received(Array(content.text.utf8), from: PeerID(nickname), via: Self.transportID)))
+            actions.append(
+                .session(
+                    .received(
+                        Array(content.text.utf8), from: PeerID(nickname), via: Self.transportID,
+                        carriage: Self.carriage(of: content))))
         case .archivePosition(let position):
             archivePosition = position
         case .catchUpFinished(let messages, let usedArchive):
@@ -513,14 +536,21 @@ struct XMPPRoomLinkStateMachine {
             }
             return
         }
+        if message.isOwn, message.source != .live, let stanzaID = message.stanzaID,
+            let id = unreflectedWhenLost.removeValue(forKey: stanzaID)
+        {
+            // Sent before the room was lost, and the room has it: not to be sent again.
+            actions.append(.session(.accepted(id, via: Self.transportID)))
+        }
         let sender = PeerID(message.fromNickname ?? "")
         let bytes = Array(message.content.text.utf8)
+        let carriage = Self.carriage(of: message.content)
         guard message.source == .live, transportUp else {
             // The archive, the history, or the room before the session knows it: operations only.
-            actions.append(.session(.recorded(bytes, from: sender, via: Self.transportID)))
+            actions.append(.session(.recorded(bytes, from: sender, via: Self.transportID, carriage: carriage)))
             return
         }
-        actions.append(.session(.received(bytes, from: sender, via: Self.transportID)))
+        actions.append(.session(.received(bytes, from: sender, via: Self.transportID, carriage: carriage)))
     }
 
     private mutating func rejected(

@@ -85,10 +85,10 @@ import Testing
     static func legacyView(_ document: Document) -> [StrokeID: LegacyStroke] {
         var view: [StrokeID: LegacyStroke] = [:]
         for stroke in document.strokes {
-            guard let header = stroke.header else { continue }
-            view[stroke.id] = LegacyStroke(
-                header: header, points: stroke.points,
-                visible: stroke.visible.intervals.filter { $0.lowerBound < $0.upperBound })
+            let visible = stroke.visible.intervals.filter { $0.lowerBound < $0.upperBound }
+            // What shows: a stroke with nothing visible is left out of a MEGA (as the app's own).
+            guard let header = stroke.header, !visible.isEmpty else { continue }
+            view[stroke.id] = LegacyStroke(header: header, points: stroke.points, visible: visible)
         }
         return view
     }

@@ -97,6 +97,20 @@ import Testing
         #expect(types == ["ADD", "APPEND", "SYNC_SUMMARY"])
     }
 
+    /// A send the transport confirms while it is down (an XMPP room's archive showed it on
+    /// rejoining) is not sent again when it comes back; the others are.
+    @Test func operationsAcceptedWhileDownAreNotResent() {
+        var session = Self.session()
+        _ = session.handle(.transportUp(Self.xmpp, maxMessageBytes: 64_000, members: []), at: .zero)
+        let first = Self.sends(session.handle(.local([.add(StrokeID("me_1"), Self.header)]), at: .seconds(1)))
+        _ = session.handle(.local([.append(StrokeID("me_1"), points: [Point(x: 3, y: 4)], offset: 1)]), at: .seconds(1))
+        _ = session.handle(.transportDown(Self.xmpp), at: .seconds(2))
+        _ = session.handle(.accepted(first[0].id!, via: Self.xmpp), at: .seconds(3))
+        #expect(session.unacceptedOperations(on: Self.xmpp) == [.append(StrokeID("me_1"), points: [Point(x: 3, y: 4)], offset: 1)])
+        let back = session.handle(.transportUp(Self.xmpp, maxMessageBytes: 64_000, members: []), at: .seconds(4))
+        #expect(Self.operationSends(back).map { SimulatedNetwork.type(of: $0.bytes) } == ["APPEND"])
+    }
+
     /// A node restarted with its store: what the transport had not accepted before (kept by
     /// the driver) goes out with the next transportUp, though the document already has it.
     @Test func restoredUnacceptedOperationsAreSentWhenTheTransportComesUp() {

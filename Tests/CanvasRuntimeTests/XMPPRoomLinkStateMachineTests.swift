@@ -114,11 +114,13 @@ struct LinkHarness {
         return "<message type='groupchat' from='\(room)/\(nickname)' to='\(me)' id='\(id)'><body>\(body)</body>\(sid)</message>"
     }
 
-    static func archived(queryID: String = "muc-archive-3", id: String, from nickname: String, body: String) -> String {
+    static func archived(
+        queryID: String = "muc-archive-3", id: String, from nickname: String, body: String, messageID: String? = nil
+    ) -> String {
         """
         <message from='\(room)' to='\(me)'><result xmlns='urn:xmpp:mam:2' queryid='\(queryID)' id='\(id)'>\
         <forwarded xmlns='urn:xmpp:forward:0'><message xmlns='jabber:client' type='groupchat' \
-        from='\(room)/\(nickname)' id='\(id)-orig'><body>\(body)</body></message></forwarded></result></message>
+        from='\(room)/\(nickname)' id='\(messageID ?? id + "-orig")'><body>\(body)</body></message></forwarded></result></message>
         """
     }
 
@@ -180,8 +182,8 @@ func inputs(_ actions: Actions) -> [String] {
         case .transportDown(let transport): return "down \(transport)"
         case .memberJoined(let peer, _): return "joined \(peer)"
         case .memberLeft(let peer, _): return "left \(peer)"
-        case .received(let bytes, let peer, _): return "received \(peer): \(String(decoding: bytes, as: UTF8.self))"
-        case .recorded(let bytes, let peer, _): return "recorded \(peer): \(String(decoding: bytes, as: UTF8.self))"
+        case .received(let bytes, let peer, _, _): return "received \(peer): \(String(decoding: bytes, as: UTF8.self))"
+        case .recorded(let bytes, let peer, _, _): return "recorded \(peer): \(String(decoding: bytes, as: UTF8.self))"
         case .accepted(let id, _): return "accepted \(id.rawValue)"
         case .memberSpeaksSync(let peer, _): return "speaks sync \(peer)"
         case .timer, .local, .action: return "other"
@@ -324,6 +326,29 @@ struct XMPPRoomLinkStateMachineTests {
         let fresh = link.online(resumed: false)
         #expect(inputs(fresh) == ["down xmpp"], "the session resends its unaccepted operations on the next up")
         #expect(sent(fresh) == [H.disco.replacingOccurrences(of: "muc-disco-1", with: "muc-disco-2")])
+    }
+
+    /// Sent, then the connection and its session were lost before the reflection came: the
+    /// room may have passed the message on. The archive read on rejoining shows it (our
+    /// nickname, our stanza id): accepted, so the session does not send it again (a peer of
+    /// the original app would append its points twice). What the archive lacks is resent.
+    @Test func whatTheCatchUpShowsOfOurUnreflectedSendsIsAccepted() throws {
+        var link = try H()
+        try link.joinAndCatchUp(archive: true)
+        #expect(sent(link.send("first", id: 7)) == [H.ours(1, "first")])
+        #expect(sent(link.send("second", id: 8)) == [H.ours(2, "second")])
+        link.isOnline = false
+        #expect(inputs(link.machine.clientOffline(resumable: false)) == ["down xmpp"])
+        link.isOnline = true
+        _ = link.online(resumed: false)
+        _ = try link.feed(H.discoInfo(id: "muc-disco-4", archive: true) + H.presence("alice") + H.ownPresence())
+        let caughtUp = try link.feed(
+            H.archived(queryID: "muc-archive-6", id: "a-9", from: "bob", body: "first", messageID: "node-b-1")
+                + H.archived(queryID: "muc-archive-6", id: "a-10", from: "alice", body: "theirs"))
+        #expect(inputs(caughtUp) == ["accepted 7", "recorded bob: first", "recorded alice: theirs"])
+        #expect(inputs(try link.feed(H.archiveEnd(id: "muc-mam-5"))) == [Self.up])
+        // Once up, an own message seen again is a plain reflection: nothing more is accepted.
+        #expect(inputs(try link.feed(H.groupchat(from: "bob", id: "node-b-2", body: "second"))) == [])
     }
 
     @Test func aConnectionLostForGoodTakesTheRoomDown() throws {

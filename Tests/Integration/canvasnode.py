@@ -4,6 +4,7 @@ standard input, read the NDJSON events, stop or kill."""
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import threading
@@ -164,6 +165,37 @@ def wait_converged(nodes, timeout, room=None, points=None):
     report = ", ".join(f"{n.name}: {n.digest(room)} ({n.points(room)} points)" for n in nodes)
     raise AssertionError(f"no convergence after {timeout} s (expected {points} points): {report}\n"
                          + "\n".join(f"--- {n.name} log tail:\n{n.tail(15)}" for n in nodes))
+
+
+GENERATION = re.compile(r"^(.*)~([1-9][0-9]{0,8})$")
+
+
+def wholly_removed(stroke):
+    """Whether a stroke of `canvas replay --state` is erased from 0 to infinity (REMOVE_STROKE)."""
+    return any(lower <= 0 and upper is None for lower, upper in stroke["erased"])
+
+
+def view_as_the_original_app_knows_it(canvas, store, room, work):
+    """Our replica in `store` as a peer of the original app should see it (PROTOCOL.md
+    §14.7): {name: number of points} of every stroke not wholly removed, a generation
+    `S~k` of a removed stroke `S` (the app's redo) under its first name `S`; and the
+    generations so named, {generation: name}."""
+    backup = os.path.join(work, "as-the-app-knows-it.ndjson")
+    subprocess.run([canvas, "export", "--store", store, "--room", room, "--format", "ndjson", "-o", backup],
+                   check=True, capture_output=True)
+    state = json.loads(subprocess.run([canvas, "replay", "--state", backup], check=True, capture_output=True,
+                                      text=True).stdout)
+    strokes = {s["identifier"]: s for s in state["strokes"] if s["header"] is not None}
+    view, renamed = {}, {}
+    for identifier, stroke in strokes.items():
+        if wholly_removed(stroke):
+            continue
+        match = GENERATION.match(identifier)
+        name = identifier
+        if match and match.group(1) in strokes and wholly_removed(strokes[match.group(1)]):
+            name = renamed[identifier] = match.group(1)
+        view[name] = len(stroke["points"])
+    return view, renamed
 
 
 def seeded_random(name):

@@ -14,7 +14,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from canvasnode import Node, seeded_random, wait_converged  # noqa: E402
+from canvasnode import Node, seeded_random, view_as_the_original_app_knows_it, wait_converged  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HARNESS = os.path.join(ROOT, "scripts", "prosody-harness")
@@ -32,6 +32,17 @@ def read_env(path):
                 key, value = line.split("=", 1)
                 env[key.removeprefix("export ").strip()] = value.strip().strip("'\"")
     return env
+
+
+def start_original_app(server, room, *arguments):
+    """The original app's stand-in (mallory, nick `ipad`) in `room`, with `arguments`; its
+    report is the last line of its standard output."""
+    venv_python = os.environ.get("CANVAS_VENV_PYTHON", sys.executable)
+    return subprocess.Popen(
+        [venv_python, ORIGINAL_APP, "--jid", server.jid("mallory"), "--password", "mallory-pw",
+         "--room", room, "--nick", "ipad", "--host", server.env["XMPP_HOST"],
+         "--port", server.env["XMPP_PORT"], "--ca-file", server.env["CA_FILE"], *arguments],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 class Prosody:
@@ -225,8 +236,10 @@ class XMPPIntegration(unittest.TestCase):
     def test_4a_the_original_app_shares_a_room_without_crashing_or_duplicating_points(self):
         """The original app (Tests/Integration/original_app.py: it decodes the body of every
         message it receives as the app does) in a room with two of our nodes, over several
-        sync periods, while one node is killed and restarted and the other draws: nothing we
-        send makes it crash, and every stroke has as many points in its view as in ours."""
+        sync periods, while one node is killed and restarted and the other draws, and the app
+        erases, undoes and redoes: nothing we send makes it crash, every stroke has as many
+        points in its view as in ours, and the strokes it removed and redid are removed and
+        shown again in ours (its redo as a generation of the stroke, PROTOCOL.md §14.7)."""
         room = self.server.room("original")
         rng = seeded_random("original app")
         first, second = self.node("oa", "alice", room).start(), self.node("ob", "bob", room).start()
@@ -234,14 +247,9 @@ class XMPPIntegration(unittest.TestCase):
         second.wait_joined()
         drawn = first.draw(rng, 3) + second.draw(rng, 3)
         wait_converged([first, second], 30, points=drawn)
-        venv_python = os.environ.get("CANVAS_VENV_PYTHON", sys.executable)
-        app = subprocess.Popen(
-            [venv_python, ORIGINAL_APP, "--jid", self.server.jid("mallory"), "--password", "mallory-pw",
-             "--room", room, "--nick", "ipad", "--host", self.server.env["XMPP_HOST"],
-             "--port", self.server.env["XMPP_PORT"], "--ca-file", self.server.env["CA_FILE"],
-             "--strokes", "6", "--points-per-stroke", "13", "--erase-every", "3", "--interval", "0.05",
-             "--seed", "11", "--linger", "25"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        app = start_original_app(
+            self.server, room, "--strokes", "6", "--points-per-stroke", "13", "--erase-every", "3", "--interval", "0.05",
+            "--undo-every", "2", "--redo-every", "2", "--seed", "11", "--linger", "25")
         try:
             # While the app is in the room: one node is killed and comes back (catch-up and
             # repairs travel), the other draws.
@@ -260,18 +268,13 @@ class XMPPIntegration(unittest.TestCase):
         wait_converged([first, second], 60)
         self.assertEqual(first.stop(), 0)
         self.assertEqual(second.stop(), 0)
-        # Our view of every stroke, from the first node's store.
-        backup = os.path.join(self.work, "original-ours.ndjson")
-        subprocess.run([CANVAS, "export", "--store", first.store, "--room", room, "--format", "ndjson", "-o", backup],
-                       check=True, capture_output=True)
-        state = json.loads(subprocess.run([CANVAS, "replay", "--state", backup], check=True, capture_output=True,
-                                          text=True).stdout)
-        ours = {s["identifier"]: len(s["points"]) for s in state["strokes"] if s["header"] is not None}
-        theirs = view["strokes"]
-        self.assertTrue(set(theirs) <= set(ours), f"strokes of the app we lack: {set(theirs) - set(ours)}")
-        different = {sid: (count, ours[sid]) for sid, count in theirs.items() if ours.get(sid) != count}
-        self.assertEqual(different, {}, "strokes whose point count differs (app's view, ours)")
-        self.assertEqual(len(theirs), 8 + 6, f"the app should hold our 8 strokes and its 6: {sorted(theirs)}")
+        # Our view of every stroke, from each node's store, as the app knows the strokes.
+        for node in (first, second):
+            ours, renamed = view_as_the_original_app_knows_it(CANVAS, node.store, room, self.work)
+            self.assertEqual(view["strokes"], ours, f"the app's view (points a stroke) and {node.name}'s")
+            self.assertEqual(len(renamed), 1, f"the app's one redo, a generation of its stroke: {renamed}")
+        # Its strokes 2 and 6 are undone, stroke 4 undone and redone.
+        self.assertEqual(len(view["strokes"]), 8 + 6 - 2, f"our 8 strokes and its 4: {sorted(view['strokes'])}")
 
     def test_4b_one_node_in_two_rooms_from_a_config_file_keeps_an_svg_of_each(self):
         rng = seeded_random("two rooms")
@@ -351,6 +354,7 @@ class CuttableProxy:
         self.sockets = []
         self.lock = threading.Lock()
         self.refusing = False
+        self.deaf = False  # drop what the server sends: the client's sends still arrive
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self):
@@ -367,15 +371,15 @@ class CuttableProxy:
             server = socket.create_connection(self.target)
             with self.lock:
                 self.sockets += [client, server]
-            for a, b in ((client, server), (server, client)):
-                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+            for a, b, downstream in ((client, server, False), (server, client, True)):
+                threading.Thread(target=self._pump, args=(a, b, downstream), daemon=True).start()
 
-    @staticmethod
-    def _pump(source, sink):
+    def _pump(self, source, sink, downstream):
         import socket
         try:
             while data := source.recv(65536):
-                sink.sendall(data)
+                if not (downstream and self.deaf):
+                    sink.sendall(data)
         except OSError:
             pass
         for s in (source, sink):
@@ -406,20 +410,26 @@ class XMPPConnectionCut(unittest.TestCase):
     """The node's connection breaks while the server runs on: the node draws offline, then
     resumes its XEP-0198 session (no rejoin) and everything converges."""
 
+    @staticmethod
+    def cut_and_steady(server, proxy, room, work):
+        """Two nodes in `room`, joined: `cut` connects through `proxy`, `steady` directly."""
+        cut = Node(CANVAS, "cut", room, server.jid("alice"), server.password_file("alice"),
+                   dict(server.env, XMPP_PORT=str(proxy.port)), os.path.join(work, "cut"), log_dir=work)
+        steady = Node(CANVAS, "steady", room, server.jid("bob"), server.password_file("bob"), server.env,
+                      os.path.join(work, "steady"), log_dir=work)
+        for node in (cut, steady):
+            node.start()
+        for node in (cut, steady):
+            node.wait_joined()
+        return cut, steady
+
     def test_a_cut_connection_is_resumed_and_nothing_drawn_offline_is_lost(self):
         server = Prosody("cut")
         work = tempfile.mkdtemp(prefix="canvas-xmpp-cut-")
         proxy = CuttableProxy(server.env["XMPP_HOST"], server.env["XMPP_PORT"])
         try:
             room = server.room("cut")
-            cut = Node(CANVAS, "cut", room, server.jid("alice"), server.password_file("alice"),
-                       dict(server.env, XMPP_PORT=str(proxy.port)), os.path.join(work, "cut"), log_dir=work)
-            steady = Node(CANVAS, "steady", room, server.jid("bob"), server.password_file("bob"), server.env,
-                          os.path.join(work, "steady"), log_dir=work)
-            for node in (cut, steady):
-                node.start()
-            for node in (cut, steady):
-                node.wait_joined()
+            cut, steady = self.cut_and_steady(server, proxy, room, work)
             rng = seeded_random("cut")
             total = cut.draw(rng, 3) + steady.draw(rng, 3)
             wait_converged([cut, steady], 60, points=total)
@@ -436,6 +446,56 @@ class XMPPConnectionCut(unittest.TestCase):
             for node in (cut, steady):
                 self.assertEqual(node.stop(), 0)
         finally:
+            proxy.close()
+            server.stop()
+
+
+    def test_what_the_room_got_before_a_lost_session_does_not_reach_the_original_app_twice(self):
+        """The node sends strokes while it hears nothing back (the room passes them on, their
+        reflections are lost), then loses its connection for longer than the server keeps
+        the session: it rejoins with a fresh session, finds those strokes among its own
+        messages in the room's archive and does not send them again, so the original app
+        (its stand-in, which appends an APPEND's points however often it arrives) holds
+        each point once; the stroke drawn offline reaches everyone (PROTOCOL.md §14.8)."""
+        server = Prosody("resend", PROSODY_SMACKS_HIBERNATION="2")
+        work = tempfile.mkdtemp(prefix="canvas-xmpp-resend-")
+        proxy = CuttableProxy(server.env["XMPP_HOST"], server.env["XMPP_PORT"])
+        app = None
+        try:
+            room = server.room("resend")
+            cut, steady = self.cut_and_steady(server, proxy, room, work)
+            app = start_original_app(server, room, "--linger", "40")
+            time.sleep(4)
+            rng = seeded_random("resend")
+            total = cut.draw(rng, 2) + steady.draw(rng, 2)
+            wait_converged([cut, steady], 30, points=total)
+
+            proxy.deaf = True
+            total += cut.draw(rng, 2)
+            steady.wait_for(lambda: steady.points() == total, 30, "the strokes sent while deaf, through the room")
+            proxy.cut(refuse=True)
+            proxy.deaf = False
+            cut.wait_for(lambda: cut.has("offline"), 30, "noticing the cut")
+            total += cut.draw(rng, 1)
+            time.sleep(3)  # longer than the server keeps the session
+            proxy.refusing = False
+            cut.wait_for(lambda: cut.last("online") is not None and not cut.last("online").get("resumed")
+                         and sum(e.get("event") == "caught_up" for e in cut.snapshot()) >= 2,
+                         60, "a fresh session, rejoined and caught up")
+            wait_converged([cut, steady], 60, points=total)
+
+            out, err = app.communicate(timeout=90)
+            self.assertEqual(app.returncode, 0, f"the original app's stand-in failed:\n{out}\n{err}")
+            view = json.loads(out.strip().splitlines()[-1])
+            self.assertEqual(view["crashes"]["count"], 0, f"messages that crash the original app: {view['crashes']}")
+            for node in (cut, steady):
+                self.assertEqual(node.stop(), 0)
+            ours, _ = view_as_the_original_app_knows_it(CANVAS, cut.store, room, work)
+            self.assertEqual(view["strokes"], ours, "the app's view (points a stroke) and ours")
+            self.assertEqual(view["points"], total)
+        finally:
+            if app and app.poll() is None:
+                app.kill()
             proxy.close()
             server.stop()
 
