@@ -112,6 +112,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "CanvasCLITests", dependencies: ["canvas", "EmbeddedNode"], swiftSettings: strict),
         .testTarget(
+            name: "CanvasBenchTests", dependencies: ["CanvasBench", "CanvasCore", "CanvasProtocol"], swiftSettings: strict),
+        .testTarget(
             name: "LANClusterTests",
             dependencies: [
                 "LANCluster", "CanvasTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -73,6 +73,10 @@ public struct NodeConfiguration: Sendable {
     /// reflects each message) before leaving them; what is still unconfirmed then stays in
     /// the store and goes out after the next start.
     public var drainLimit: Duration = .seconds(10)
+    /// Operations on strokes whose identifier starts with this are reported as `traced`
+    /// events when applied, with the time: for measuring latency across nodes (nil: none,
+    /// and tracing costs nothing).
+    public var traceStrokePrefix: String?
 
     /// A node of `rooms`, keeping its replicas in `storage`; add a transport (`xmpp`,
     /// `lan`, or both).

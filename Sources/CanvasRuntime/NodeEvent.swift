@@ -51,6 +51,12 @@ public enum NodeEvent: Sendable, Hashable {
     case gateway(room: String, node: String?)
     /// The LAN cluster's counters, at shutdown.
     case lanStats(room: String, counters: ClusterCounters)
+    /// An operation on a traced stroke (`NodeConfiguration.traceStrokePrefix`) was applied:
+    /// the stroke, the index of its first point (0 for an ADD, the offset of an APPEND, -1
+    /// for an erase), how many points, who sent it (nil: drawn here) and when, on the
+    /// machine's monotonic clock (`MonotonicTime`), so that a benchmark can tell how long
+    /// an operation took from one node's input to another node's replica.
+    case traced(room: String, stroke: String, offset: Int, points: Int, author: String?, monotonicNanoseconds: UInt64)
 
     /// The event's name, the `"event"` field of its line.
     public var name: String {
@@ -78,8 +84,16 @@ public enum NodeEvent: Sendable, Hashable {
         case .lanStarted: "lan_started"
         case .gateway: "gateway"
         case .lanStats: "lan_stats"
+        case .traced: "traced"
         }
     }
+
+    /// Every event's name.
+    public static let names: Set<String> = [
+        "started", "stopped", "state", "applied", "member_joined", "member_left", "drawing", "sync_started",
+        "sync_finished", "rejected", "error", "exported", "online", "offline", "joined", "join_retry", "caught_up", "left",
+        "nickname", "xmpp_relay", "lan_started", "gateway", "lan_stats", "traced",
+    ]
 
     /// The room the event is about (nil for the node's own events).
     public var room: String? {
@@ -90,7 +104,7 @@ public enum NodeEvent: Sendable, Hashable {
             .syncFinished(let room, _, _), .rejected(let room, _, _, _), .error(let room, _), .exported(let room, _),
             .joined(let room, _, _), .joinRetry(let room, _), .caughtUp(let room, _, _), .left(let room, _, _),
             .nickname(let room, _, _), .xmppRelay(let room, _), .lanStarted(let room, _), .gateway(let room, _),
-            .lanStats(let room, _):
+            .lanStats(let room, _), .traced(let room, _, _, _, _, _):
             room
         }
     }
@@ -149,6 +163,9 @@ public enum NodeEvent: Sendable, Hashable {
                 .field("dropped_replayed", counters.droppedReplayed).field("dropped_malformed", counters.droppedMalformed)
                 .field("payloads_delivered", counters.payloadsDelivered).field("nacks_sent", counters.nacksSent)
                 .field("repairs_sent", counters.repairsSent).field("losses_given_up", counters.lossesGivenUp)
+        case .traced(let room, let stroke, let offset, let points, let author, let nanoseconds):
+            line = line.field("room", room).field("stroke", stroke).field("offset", offset).field("points", points)
+                .field("author", author).field("t_ns", Int(truncatingIfNeeded: nanoseconds))
         }
         return line.terminated
     }

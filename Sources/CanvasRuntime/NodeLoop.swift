@@ -233,7 +233,7 @@ final class NodeLoop {
             replicas.append(
                 RoomReplica(
                     name: name, nodeID: store?.nodeID ?? fallbackID, store: store, restoring: operations, clock: clock,
-                    logger: logger, emit: emit))
+                    logger: logger, tracePrefix: configuration.traceStrokePrefix, emit: emit))
         }
     }
 

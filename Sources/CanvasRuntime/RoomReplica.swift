@@ -40,14 +40,17 @@ final class RoomReplica {
     private var reportedRoot: String?
     /// Whether the document changed since the last SVG export.
     private(set) var changedSinceExport = true
+    /// The identifier prefix of traced strokes (`NodeConfiguration.traceStrokePrefix`).
+    private let tracePrefix: [UInt8]?
 
     /// A room restored from `operations` (what its store holds), kept in `store` (nil: in
-    /// memory only).
+    /// memory only), tracing the strokes whose identifiers start with `tracePrefix`.
     init(
         name: String, nodeID: String, store: RoomStore?, restoring operations: [CanvasCore.Operation], clock: NodeClock,
-        logger: Logger, emit: @escaping (NodeEvent) -> Void
+        logger: Logger, tracePrefix: String? = nil, emit: @escaping (NodeEvent) -> Void
     ) {
         self.name = name
+        self.tracePrefix = tracePrefix.map { Array($0.utf8) }
         stored = store.map(StoredReplica.init)
         self.clock = clock
         self.logger = logger
@@ -158,15 +161,31 @@ final class RoomReplica {
         return .success(local)
     }
 
+    /// `traced` events for the operations on traced strokes.
+    private func trace(_ applied: [AppliedOperation], prefix: [UInt8], author: String?) {
+        let now = MonotonicTime.nanoseconds()
+        for item in applied where item.operation.strokeID.rawValue.utf8.starts(with: prefix) {
+            let (offset, points): (Int, Int) =
+                switch item.operation {
+                case .add: (0, 1)
+                case .append(_, let points, let offset): (offset ?? -1, points.count)
+                case .delete, .removeStroke: (-1, 0)
+                }
+            emit(
+                .traced(
+                    room: name, stroke: item.operation.strokeID.rawValue, offset: offset, points: points, author: author,
+                    monotonicNanoseconds: now))
+        }
+    }
+
     private func report(_ event: SessionEvent) {
         switch event {
         case .applied(let applied):
             var points = 0
             for operation in applied { points += operation.effect.changedPoints?.count ?? 0 }
-            emit(
-                .applied(
-                    room: name, operations: applied.count, points: points,
-                    author: applied.first?.author.map { "\($0.transport)/\($0.peer)" }))
+            let author = applied.first?.author.map { "\($0.transport)/\($0.peer)" }
+            emit(.applied(room: name, operations: applied.count, points: points, author: author))
+            if let tracePrefix { trace(applied, prefix: tracePrefix, author: author) }
         case .memberJoined(let peer, let transport):
             emit(.memberJoined(room: name, member: peer.rawValue, via: transport.rawValue))
         case .memberLeft(let peer, let transport):

@@ -116,15 +116,66 @@ extension Bench {
     struct Users: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "1000-user",
-            abstract: "One replica absorbing the APPENDs of many simultaneous authors.",
+            abstract: "Many simultaneous authors: in one process, or end to end on real processes (--e2e).",
             discussion: """
-                Every message is decoded from JSON, validated and applied on one core. Prints \
-                points per second and how many authors drawing 15 points per second that is.
+                In process: one replica absorbs the APPENDs; every message is decoded from JSON, \
+                validated and applied on one core. Prints points per second and how many authors \
+                drawing 15 points per second that is.
+
+                With --e2e: starts --nodes `canvas join` processes in --groups LAN groups (each its \
+                own multicast group and port) and, unless --server none, a Prosody server on \
+                loopback (scripts/prosody-harness) with one XMPP room that each group's gateway \
+                joins. --users authors, spread over the nodes, draw --rate points per second each \
+                through the nodes' standard input for --seconds (an APPEND of the last second's \
+                points each second, a new stroke every 4 s, authors out of step). Prints whether \
+                and when every node held every point, the draw→apply latency at the other nodes \
+                (same LAN, across the XMPP room), CPU per node and per point, and LAN traffic per \
+                point; exits 1 if the nodes did not converge. --sweep runs several author counts; \
+                --plot draws them (docs/benchmarks.md).
                 """
         )
 
-        @Option(help: "Simultaneous authors.")
+        @Option(name: [.customLong("users"), .customLong("authors")], help: "Simultaneous authors.")
         var users = 1000
+
+        @Flag(help: "Run end to end: real `canvas join` processes, LAN groups, an XMPP room.")
+        var e2e = false
+
+        @Option(help: "With --e2e: nodes (`canvas join` processes).")
+        var nodes = 20
+
+        @Option(help: "With --e2e: LAN groups, bridged through the XMPP room.")
+        var groups = 2
+
+        @Option(help: "With --e2e: points per second each author draws.")
+        var rate = 15
+
+        @Option(help: "With --e2e: seconds of drawing.")
+        var seconds = 30
+
+        @Option(help: "With --e2e: seconds to wait after the load for every node to hold every point.")
+        var settle = 60.0
+
+        @Option(help: ArgumentHelp("With --e2e: the XMPP server: prosody, or none (one LAN group only).", valueName: "KIND"))
+        var server = "prosody"
+
+        @Option(help: ArgumentHelp("With --e2e: author counts to run one after another.", valueName: "N,N,…"))
+        var sweep: String?
+
+        @Option(help: ArgumentHelp("With --e2e: draw the runs (latency and CPU against authors) into this SVG.", valueName: "FILE.svg"))
+        var plot: String?
+
+        @Flag(help: "With --e2e: nodes without stores (--memory).")
+        var memory = false
+
+        @Option(help: ArgumentHelp("With --e2e: the canvas executable the nodes run (default: this one).", valueName: "PATH"))
+        var canvas: String?
+
+        @Option(help: ArgumentHelp("With --e2e: scripts/prosody-harness (default: found above the working directory).", valueName: "PATH"))
+        var harness: String?
+
+        @Option(help: ArgumentHelp("With --e2e: keep the nodes' stores and logs in this folder.", valueName: "DIR"))
+        var work: String?
 
         @Option(help: "APPENDs per author.")
         var batches = 20
@@ -142,9 +193,42 @@ extension Bench {
             guard users >= 1, batches >= 1, pointsPerBatch >= 1, repetitions >= 1 else {
                 throw ValidationError("--users, --batches, --points-per-batch and --repetitions must be at least 1")
             }
+            guard e2e else {
+                if sweep != nil || plot != nil { throw ValidationError("--sweep and --plot need --e2e") }
+                return
+            }
+            guard nodes >= 2, groups >= 1, nodes >= 2 * groups else {
+                throw ValidationError("--nodes must be at least 2 per group (--nodes \(nodes), --groups \(groups))")
+            }
+            guard rate >= 2, seconds >= 1, settle > 0 else {
+                throw ValidationError("--rate must be at least 2, --seconds at least 1 and --settle positive")
+            }
+            guard ["prosody", "none"].contains(server) else {
+                throw ValidationError("--server \(server): expected prosody or none")
+            }
+            if server == "none" && groups > 1 {
+                throw ValidationError("--groups \(groups) needs an XMPP server to bridge them; --server none takes one group")
+            }
+            if groups > BenchXMPPServer.users.count {
+                throw ValidationError("at most \(BenchXMPPServer.users.count) groups (one XMPP account each)")
+            }
+            _ = try sweepCounts()
+        }
+
+        func sweepCounts() throws -> [Int] {
+            guard let sweep else { return [users] }
+            let counts = sweep.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard !counts.isEmpty, counts.allSatisfy({ ($0 ?? 0) >= 1 }) else {
+                throw ValidationError("--sweep \(sweep): expected author counts separated by commas, e.g. 100,250,500")
+            }
+            return counts.map { $0! }
         }
 
         func run() throws {
+            if e2e {
+                try runEndToEnd()
+                return
+            }
             let result = UsersBenchmark(users: users, batches: batches, pointsPerBatch: pointsPerBatch, repetitions: repetitions).run()
             if json {
                 try printJSON([

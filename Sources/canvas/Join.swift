@@ -68,6 +68,17 @@ struct Join: AsyncParsableCommand {
     @Flag(help: "Write events as NDJSON on standard output.")
     var events = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Write only these events (comma-separated names, e.g. state,gateway; implies --events).", valueName: "NAMES"))
+    var eventsOnly: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Report the operations on strokes whose identifier starts with PREFIX as `traced` events, with the time they were applied (for latency measurements).",
+            valueName: "PREFIX"))
+    var traceStrokes: String?
+
     @Option(help: ArgumentHelp("Log level on standard error: trace, debug, info, notice, warning, error, critical.", valueName: "LEVEL"))
     var logLevel: String?
 
@@ -118,6 +129,13 @@ struct Join: AsyncParsableCommand {
         }
         if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("--log-level \(logLevel) is not one of trace, debug, info, notice, warning, error, critical")
+        }
+        if let eventsOnly {
+            let names = eventsOnly.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+            if let unknown = names.first(where: { !NodeEvent.names.contains($0) }) {
+                throw ValidationError(
+                    "--events-only: no event is named \"\(unknown)\"; known: \(NodeEvent.names.sorted().joined(separator: ", "))")
+            }
         }
         if memory && store != nil {
             throw ValidationError("--store and --memory contradict each other: choose one")
@@ -178,14 +196,16 @@ struct Join: AsyncParsableCommand {
             configuration.lan = settings
         }
         configuration.exportPath = export
+        configuration.traceStrokePrefix = traceStrokes
         if let exportInterval { configuration.exportInterval = .milliseconds(Int(exportInterval * 1000)) }
         let node = Node(configuration: configuration, logger: logger)
-        let output = events ? EventOutput(logger: logger) : nil
+        let wanted = eventsOnly.map { Set($0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }) }
+        let output = events || wanted != nil ? EventOutput(logger: logger) : nil
         // Subscribed before the node starts, so that `started` is the first line.
         let printer = output.map { output in
             let events = node.events
             return Task {
-                for await event in events { output.write(event.ndjson) }
+                for await event in events where wanted?.contains(event.name) ?? true { output.write(event.ndjson) }
             }
         }
         StandardInput.feed(node, room: rooms[0], output: output, logger: logger)

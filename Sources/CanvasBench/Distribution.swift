@@ -1,0 +1,36 @@
+/// Measured values (latencies, say) and their exact percentiles: every value is kept and
+/// sorted, so a percentile is a value that was measured, never an estimate from a sample.
+public struct Distribution: Sendable {
+    /// The values, ascending.
+    public let sorted: [Double]
+
+    public init(_ values: [Double]) {
+        sorted = values.sorted()
+    }
+
+    public var count: Int { sorted.count }
+
+    /// The smallest value with at least `fraction` of the values at or below it (nearest
+    /// rank); nil without values.
+    public func percentile(_ fraction: Double) -> Double? {
+        guard !sorted.isEmpty else { return nil }
+        let rank = Int((fraction * Double(sorted.count)).rounded(.up))
+        return sorted[Swift.min(Swift.max(rank, 1), sorted.count) - 1]
+    }
+
+    public var median: Double? { percentile(0.5) }
+    public var p99: Double? { percentile(0.99) }
+    public var max: Double? { sorted.last }
+
+    /// The fraction of values at or below `value`.
+    public func fraction(atOrBelow value: Double) -> Double {
+        guard !sorted.isEmpty else { return 0 }
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] <= value { low = middle + 1 } else { high = middle }
+        }
+        return Double(low) / Double(sorted.count)
+    }
+}

@@ -1,0 +1,234 @@
+import ArgumentParser
+import CanvasBench
+import CanvasRuntime
+import Foundation
+
+/// The 1000-user test on real processes (`canvas bench 1000-user --e2e`): `canvas join`
+/// nodes in LAN groups (each its own multicast group and port), each group's first node a
+/// gateway into one XMPP room on a server started for the run, and authors drawing through
+/// the nodes' standard input (`AuthorLoad`). It measures convergence, draw→apply latency
+/// (traced strokes), CPU and traffic, and fails when the nodes do not converge.
+struct EndToEndRun {
+    var nodes: Int
+    var groups: Int
+    var load: AuthorLoad
+    /// How long to wait after the load for every node to hold every point.
+    var settle: Double
+    var withServer: Bool
+    var canvas: String
+    var harness: URL?
+    var work: URL
+    var durable: Bool
+    var progress: Bool
+
+    /// A node's figures.
+    struct NodeFigures {
+        var name: String
+        var group: Int
+        var cpuSeconds: Double
+        var pointsReceived: Int
+        var converged: Bool
+        /// Seconds after the load's end when it held every point (nil: never).
+        var convergedAfter: Double?
+        var lanStats: [String: Int]
+    }
+
+    /// What one run measured.
+    struct Result {
+        var run: EndToEndRun
+        var totalPoints: Int
+        var converged: Bool
+        var convergedAfter: Double?
+        var sameLAN: Distribution
+        var acrossXMPP: Distribution
+        var nodes: [NodeFigures]
+        var serverCPUSeconds: Double?
+        var generatorLagMax: Double
+        var loadSeconds: Double
+        var loadAverage: Double
+
+        var cpuPerPointMicroseconds: Double {
+            let cpu = nodes.reduce(0) { $0 + $1.cpuSeconds }
+            let points = nodes.reduce(0) { $0 + $1.pointsReceived }
+            return points > 0 ? cpu / Double(points) * 1e6 : 0
+        }
+        var fellBehind: [String] { nodes.filter { !$0.converged }.map(\.name) }
+        func lanPerPoint(_ key: String) -> Double {
+            Double(nodes.reduce(0) { $0 + ($1.lanStats[key] ?? 0) }) / Double(max(1, totalPoints))
+        }
+    }
+
+    func run() throws -> Result {
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        var server: BenchXMPPServer?
+        var started: [BenchNode] = []
+        defer {
+            for node in started where node.isRunning { node.stop(timeout: 5) }
+            server?.stop()
+        }
+        if withServer {
+            guard let harness else {
+                throw ValidationError(
+                    "cannot find scripts/prosody-harness (run from the repository, or give --harness PATH, or --server none)")
+            }
+            say("starting Prosody")
+            server = try BenchXMPPServer.start(harness: harness, in: work.appendingPathComponent("prosody"))
+        }
+        let tag = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        let room = server.map { "bench-\(tag)@\($0.mucService)" } ?? "bench-\(tag)"
+        let lanGroups = try (0..<groups).map { group in
+            ("239.255.\(90 + group).\(Int.random(in: 1...254))", try freeUDPPort())
+        }
+        say("starting \(nodes) nodes in \(groups) LAN group\(groups == 1 ? "" : "s")\(server == nil ? "" : ", each with a gateway to \(room)")")
+        // Node i is in group i % groups, so that authors (author a draws on node a % nodes)
+        // spread evenly over the groups.
+        for index in 0..<nodes {
+            let group = index % groups
+            let name = "n\(group)-\(index / groups)"
+            var arguments = [
+                "--room", room, "--lan", "--lan-group", lanGroups[group].0, "--lan-port", String(lanGroups[group].1),
+                "--events-only", "started,state,traced,member_joined,member_left,gateway,joined,lan_stats,error",
+                "--trace-strokes", AuthorLoad.tracedPrefix, "--log-level", "warning",
+            ]
+            arguments += durable ? ["--store", work.appendingPathComponent("store-\(name)").path] : ["--memory"]
+            if let server, index < groups {  // each group's first node is its gateway
+                let (jid, passwordFile) = try server.account(BenchXMPPServer.users[group % BenchXMPPServer.users.count], passwordFileIn: work)
+                arguments += [
+                    "--jid", jid, "--password-file", passwordFile, "--host", server.host, "--port", server.port,
+                    "--ca-file", server.caFile, "--nick", name,
+                ]
+            }
+            started.append(
+                try BenchNode(
+                    executable: canvas, name: name, group: group, arguments: arguments,
+                    logFile: work.appendingPathComponent("\(name).log")))
+        }
+        let nodeList = started
+        let isGateway = { (index: Int) in server != nil && index < groups }
+        func ready(_ index: Int) -> Bool {
+            let facts = nodeList[index].facts
+            let groupSize = nodeList.filter { $0.group == nodeList[index].group }.count
+            return facts.lanMembers.count == groupSize - 1
+                && (!isGateway(index) || (facts.joinedXMPP && facts.gateway != nil && facts.gateway == facts.nodeID))
+        }
+        try waitUntil(
+            seconds: 60, "every node in its LAN group\(server == nil ? "" : " and each group's gateway in the room")",
+            status: {
+                nodeList.indices.filter { !ready($0) }.map { index in
+                    let facts = nodeList[index].facts
+                    return "\(nodeList[index].name): \(facts.lanMembers.count) LAN members"
+                        + (isGateway(index) ? ", \(facts.joinedXMPP ? "in" : "not in") the room, gateway \(facts.gateway ?? "none")" : "")
+                }.joined(separator: "; ")
+            }
+        ) { nodeList.indices.allSatisfy(ready) }
+        for node in nodeList { if let failure = node.facts.errors.first { throw ValidationError("\(node.name): \(failure)") } }
+
+        // The load.
+        let emits = load.emits()
+        say("drawing: \(load.authors) authors × \(load.pointsPerSecond) points/s for \(load.seconds) s (\(load.totalPoints) points)")
+        let cpuBefore = nodeList.map(\.cpuSeconds)
+        let serverCPUBefore = server?.pid.flatMap(ProcessCPU.seconds(of:))
+        let start = MonotonicTime.nanoseconds() + 200_000_000
+        var sent: [AuthorLoad.TracedOperation: (at: UInt64, node: Int)] = [:]
+        var lagMax = 0.0
+        var nextReport = 1.0
+        var written = 0
+        for emit in emits {
+            let due = start + UInt64(emit.time * 1e9)
+            let now = MonotonicTime.nanoseconds()
+            if due > now { usleep(UInt32(min(1_000_000, (due - now) / 1000))) }
+            let node = emit.author % nodes
+            nodeList[node].write(emit.line)
+            let at = MonotonicTime.nanoseconds()
+            if at > due { lagMax = max(lagMax, Double(at - due) / 1e9) }
+            if let traced = emit.traced { sent[traced] = (at, node) }
+            written += emit.points
+            if progress, emit.time >= nextReport {
+                let points = nodeList.map { $0.facts.points }
+                say(String(format: "  %3.0f s: %d points drawn; nodes hold %d…%d", emit.time, written, points.min() ?? 0, points.max() ?? 0))
+                nextReport += progress ? 5 : 1e9
+            }
+        }
+        let loadEnd = MonotonicTime.nanoseconds()
+        say("load done; waiting for every node to hold all \(load.totalPoints) points (at most \(Int(settle)) s)")
+        var reachedAt: [UInt64?] = Array(repeating: nil, count: nodes)
+        let deadline = loadEnd + UInt64(settle * 1e9)
+        while MonotonicTime.nanoseconds() < deadline {
+            let facts = nodeList.map(\.facts)
+            for (index, fact) in facts.enumerated() where reachedAt[index] == nil && fact.points >= load.totalPoints {
+                reachedAt[index] = fact.stateReadAt
+            }
+            let digests = Set(facts.compactMap(\.digest))
+            if reachedAt.allSatisfy({ $0 != nil }) && digests.count == 1 { break }
+            usleep(50_000)
+        }
+        let finalFacts = nodeList.map(\.facts)
+        let agreed = Set(finalFacts.compactMap(\.digest)).count == 1 && finalFacts.allSatisfy { $0.points == load.totalPoints }
+        let cpuAfter = nodeList.map(\.cpuSeconds)
+        let serverCPU = zip(serverCPUBefore.map { [$0] } ?? [], server?.pid.flatMap(ProcessCPU.seconds(of:)).map { [$0] } ?? [])
+            .map { $1 - $0 }.first
+        let loadAverage = ProcessCPU.loadAverage
+        say("stopping the nodes")
+        for node in nodeList { node.stop() }
+
+        // Latency of traced operations at the nodes that did not draw them.
+        var sameLAN: [Double] = []
+        var across: [Double] = []
+        for (index, node) in nodeList.enumerated() {
+            for traced in node.facts.traced where traced.remote {
+                guard let origin = sent[AuthorLoad.TracedOperation(stroke: traced.stroke, offset: traced.offset)],
+                    origin.node != index, traced.at >= origin.at
+                else { continue }
+                let seconds = Double(traced.at - origin.at) / 1e9
+                if nodeList[origin.node].group == node.group { sameLAN.append(seconds) } else { across.append(seconds) }
+            }
+        }
+        var figures: [NodeFigures] = []
+        for (index, node) in nodeList.enumerated() {
+            let own = emits.filter { $0.author % nodes == index }.reduce(0) { $0 + $1.points }
+            figures.append(
+                NodeFigures(
+                    name: node.name, group: node.group, cpuSeconds: cpuAfter[index] - cpuBefore[index],
+                    pointsReceived: load.totalPoints - own, converged: reachedAt[index] != nil,
+                    convergedAfter: reachedAt[index].map { $0 > loadEnd ? Double($0 - loadEnd) / 1e9 : 0 },
+                    lanStats: node.facts.lanStats))
+        }
+        let convergedAfter = agreed ? figures.compactMap(\.convergedAfter).max() : nil
+        return Result(
+            run: self, totalPoints: load.totalPoints, converged: agreed, convergedAfter: convergedAfter,
+            sameLAN: Distribution(sameLAN), acrossXMPP: Distribution(across), nodes: figures, serverCPUSeconds: serverCPU,
+            generatorLagMax: lagMax, loadSeconds: Double(loadEnd - start) / 1e9, loadAverage: loadAverage)
+    }
+
+    private func say(_ text: String) {
+        guard progress else { return }
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    private func waitUntil(seconds: Double, _ what: String, status: () -> String, _ condition: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !condition() {
+            guard Date() < deadline else {
+                throw ValidationError("timed out after \(Int(seconds)) s waiting for \(what): \(status()) (logs in \(work.path))")
+            }
+            usleep(100_000)
+        }
+    }
+}
+
+/// A UDP port nobody on this machine has bound, found by binding port 0.
+func freeUDPPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    guard fd >= 0 else { throw ValidationError("cannot open a UDP socket to find a free port") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = INADDR_ANY
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+    }
+    guard bound else { throw ValidationError("cannot bind a UDP socket to find a free port") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}

@@ -1,0 +1,110 @@
+import ArgumentParser
+import CanvasBench
+import Foundation
+
+extension Bench.Users {
+    /// `canvas bench 1000-user --e2e`: one run per author count, figures as text or JSON,
+    /// a plot of a sweep; exit status 1 when a run did not converge.
+    func runEndToEnd() throws {
+        let executable = canvas ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
+        let harnessURL = harness.map { URL(fileURLWithPath: $0) } ?? BenchXMPPServer.findHarness()
+        let base = work.map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("canvas-e2e-\(UInt32.random(in: 0...UInt32.max))")
+        var results: [EndToEndRun.Result] = []
+        for (index, authors) in try sweepCounts().enumerated() {
+            let run = EndToEndRun(
+                nodes: nodes, groups: groups,
+                load: AuthorLoad(authors: authors, pointsPerSecond: rate, seconds: seconds, seed: UInt64(index + 1)),
+                settle: settle, withServer: server != "none", canvas: executable, harness: harnessURL,
+                work: base.appendingPathComponent("run-\(authors)"), durable: !memory, progress: !json)
+            let result = try run.run()
+            results.append(result)
+            if !json { print(Self.text(result)) }
+        }
+        if json {
+            let objects = results.map(Self.object)
+            try printJSON(["benchmark": "1000-user-e2e", "machine": Self.machine, "runs": objects])
+        }
+        if let plot {
+            try EndToEndPlot.svg(results).write(toFile: plot, atomically: true, encoding: .utf8)
+            if !json { print("plot: \(plot)") }
+        }
+        if work == nil { try? FileManager.default.removeItem(at: base) }
+        if results.contains(where: { !$0.converged }) {
+            throw ExitCode(1)
+        }
+    }
+
+    static var machine: [String: Any] {
+        ["cores": ProcessCPU.cores, "load_average_1m": ProcessCPU.loadAverage]
+    }
+
+    static func ms(_ seconds: Double?) -> String {
+        seconds.map { milliseconds($0 * 1e3) } ?? "-"
+    }
+
+    static func text(_ result: EndToEndRun.Result) -> String {
+        let run = result.run
+        var lines: [String] = []
+        lines.append(
+            "1000-user test end to end: \(run.load.authors) authors × \(run.load.pointsPerSecond) points/s for \(run.load.seconds) s "
+                + "over \(run.nodes) nodes in \(run.groups) LAN group\(run.groups == 1 ? "" : "s")"
+                + (run.withServer ? " bridged by one Prosody room" : "")
+                + " (\(ProcessCPU.cores) cores, load average \(String(format: "%.1f", result.loadAverage)))")
+        lines.append(
+            result.converged
+                ? String(format: "converged: every node holds all %d points, %.2f s after the load's end", result.totalPoints, result.convergedAfter ?? 0)
+                : "NOT converged within \(Int(run.settle)) s: behind: \(result.fellBehind.joined(separator: ", "))")
+        lines.append(
+            "draw→apply, same LAN: p50 \(ms(result.sameLAN.median)), p99 \(ms(result.sameLAN.p99)), max \(ms(result.sameLAN.max)) (\(result.sameLAN.count) traced)")
+        if run.groups > 1 {
+            lines.append(
+                "draw→apply, across the XMPP room: p50 \(ms(result.acrossXMPP.median)), p99 \(ms(result.acrossXMPP.p99)), max \(ms(result.acrossXMPP.max)) (\(result.acrossXMPP.count) traced)")
+        }
+        let cpu = result.nodes.map(\.cpuSeconds)
+        lines.append(
+            String(
+                format: "CPU per node: mean %.2f s, max %.2f s over %.1f s of load and settling; %.2f µs per point received",
+                cpu.reduce(0, +) / Double(max(1, cpu.count)), cpu.max() ?? 0, result.loadSeconds + (result.convergedAfter ?? run.settle),
+                result.cpuPerPointMicroseconds))
+        lines.append(
+            String(
+                format: "LAN: %.3f datagrams and %.1f bytes sent per point drawn (all nodes), %.3f NACKs, %.3f repairs",
+                result.lanPerPoint("datagrams_sent"), result.lanPerPoint("bytes_sent"), result.lanPerPoint("nacks_sent"),
+                result.lanPerPoint("repairs_sent")))
+        if let serverCPU = result.serverCPUSeconds {
+            lines.append(String(format: "XMPP server CPU: %.2f s", serverCPU))
+        }
+        if result.generatorLagMax > 0.05 {
+            lines.append(String(format: "note: the load generator fell behind its schedule by up to %.2f s", result.generatorLagMax))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func object(_ result: EndToEndRun.Result) -> [String: Any] {
+        func distribution(_ value: Distribution) -> [String: Any] {
+            var object: [String: Any] = ["count": value.count]
+            if let median = value.median, let p99 = value.p99, let max = value.max {
+                object["p50_ms"] = median * 1e3
+                object["p99_ms"] = p99 * 1e3
+                object["max_ms"] = max * 1e3
+            }
+            return object
+        }
+        let run = result.run
+        var object: [String: Any] = [
+            "authors": run.load.authors, "rate": run.load.pointsPerSecond, "seconds": run.load.seconds, "nodes": run.nodes,
+            "groups": run.groups, "server": run.withServer ? "prosody" : "none", "stores": run.durable,
+            "points": result.totalPoints, "converged": result.converged, "same_lan": distribution(result.sameLAN),
+            "across_xmpp": distribution(result.acrossXMPP), "cpu_us_per_point": result.cpuPerPointMicroseconds,
+            "lan_datagrams_per_point": result.lanPerPoint("datagrams_sent"), "lan_bytes_per_point": result.lanPerPoint("bytes_sent"),
+            "lan_nacks_per_point": result.lanPerPoint("nacks_sent"), "lan_repairs_per_point": result.lanPerPoint("repairs_sent"),
+            "fell_behind": result.fellBehind, "generator_lag_max_s": result.generatorLagMax,
+            "load_average_1m": result.loadAverage,
+            "node_cpu_s": result.nodes.map(\.cpuSeconds),
+        ]
+        if let after = result.convergedAfter { object["converged_after_s"] = after }
+        if let serverCPU = result.serverCPUSeconds { object["server_cpu_s"] = serverCPU }
+        return object
+    }
+}
