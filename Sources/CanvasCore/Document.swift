@@ -22,6 +22,10 @@ public struct Document: Sendable {
     /// Number of strokes, placeholders included.
     public var strokeCount: Int { storage.count }
 
+    /// Drawable points over all strokes (`DocumentStatistics.points`), kept as operations
+    /// are applied: O(1), where `statistics` walks every stroke.
+    public private(set) var drawablePointCount = 0
+
     /// The stroke with this identifier, if any operation has mentioned it.
     public subscript(id: StrokeID) -> Stroke? {
         positions[id].map { storage[$0] }
@@ -96,13 +100,18 @@ public struct Document: Sendable {
     private mutating func mutateStroke<Result>(_ id: StrokeID, _ body: (inout Stroke) -> Result) -> Result {
         let position = position(of: id)
         // One exclusive access to the stroke for the change and its digest bookkeeping.
-        let (result, bucket, before, after, isEmpty) = { (stroke: inout Stroke) in
+        let (result, bucket, before, after, isEmpty, addedPoints) = { (stroke: inout Stroke) in
             let before = stroke.contributedHash
+            let pointsBefore = stroke.points.count
             let result = body(&stroke)
             let after = stroke.refreshContributedHash()
-            return (result, Digest.bucket(ofIdentifierHash: stroke.idHash), before, after, stroke.isEmptyPlaceholder)
+            return (
+                result, Digest.bucket(ofIdentifierHash: stroke.idHash), before, after, stroke.isEmptyPlaceholder,
+                stroke.points.count - pointsBefore
+            )
         }(&storage[position])
         bucketSumsForDigest[bucket] = bucketSumsForDigest[bucket] &- before &+ after
+        drawablePointCount += addedPoints
         if isEmpty {
             // Only a placeholder created for this call can be empty (strokes never lose
             // information), so it is the last one stored; its contribution goes too.

@@ -23,6 +23,11 @@ public struct RoomSession: Sendable {
     /// Last novel operation per member, for "who is drawing".
     private var lastDrawn: [Author: Duration] = [:]
     private var drawing: Set<Author> = []
+    /// When the first of `lastDrawn` falls out of the drawing window (nil: nobody in it),
+    /// and whether a member entered it since the set was last worked out: only then is it
+    /// worked out again, not at every input.
+    private var drawingExpiry: Duration?
+    private var drawingEntered = false
     private var scheduledTimer: Duration?
 
     /// A session whose replica is rebuilt from persisted operations (empty for a new room).
@@ -103,6 +108,12 @@ public struct RoomSession: Sendable {
         case .received(let bytes, let peer, let id, let carriage):
             guard transports[id]?.isUp == true else { break }
             received(bytes, from: peer, via: id, carriage: carriage, now: now, &actions)
+        case .receivedAll(let messages, let id, let carriage):
+            guard transports[id]?.isUp == true else { break }
+            for (bytes, peer) in messages {
+                received(bytes, from: peer, via: id, carriage: carriage, now: now, &actions)
+            }
+            actions = Self.coalesced(actions)
         case .recorded(let bytes, let peer, let id, let carriage):
             received(bytes, from: peer, via: id, carriage: carriage, now: now, operationsOnly: true, &actions)
         case .accepted(let sendID, let id):
@@ -262,7 +273,7 @@ public struct RoomSession: Sendable {
         let novel = applied.map(\.operation)
         // Repairs from a member we are exchanging summaries with, and the past, are not drawing.
         if isDrawing, transports[author.transport]?.syncing.contains(author.peer) != true {
-            lastDrawn[author] = now
+            if lastDrawn.updateValue(now, forKey: author) == nil { drawingEntered = true }
         }
         actions.append(.persistRemote(novel))
         actions.append(.event(.applied(applied)))
@@ -272,6 +283,38 @@ public struct RoomSession: Sendable {
                 actions.append(.send(message, kind: .operations, to: .room, via: id, id: nil))
             }
         }
+    }
+
+    /// `actions` with every `.persistRemote` merged into the first and every `.applied`
+    /// event into the first: what a batch of messages stores and reports, in one go.
+    /// Sends keep their order; storing remote operations later than their relay is safe
+    /// (their senders hold them).
+    static func coalesced(_ actions: [SessionAction]) -> [SessionAction] {
+        var result: [SessionAction] = []
+        result.reserveCapacity(actions.count)
+        var persistAt: Int?
+        var appliedAt: Int?
+        for action in actions {
+            switch action {
+            case .persistRemote(let operations):
+                if let index = persistAt, case .persistRemote(let earlier) = result[index] {
+                    result[index] = .persistRemote(earlier + operations)
+                } else {
+                    persistAt = result.count
+                    result.append(action)
+                }
+            case .event(.applied(let applied)):
+                if let index = appliedAt, case .event(.applied(let earlier)) = result[index] {
+                    result[index] = .event(.applied(earlier + applied))
+                } else {
+                    appliedAt = result.count
+                    result.append(action)
+                }
+            default:
+                result.append(action)
+            }
+        }
+        return result
     }
 
     // MARK: - Time
@@ -296,7 +339,10 @@ public struct RoomSession: Sendable {
     }
 
     private mutating func updateDrawing(now: Duration, _ actions: inout [SessionAction]) {
+        guard drawingEntered || drawingExpiry.map({ now >= $0 }) == true else { return }
+        drawingEntered = false
         lastDrawn = lastDrawn.filter { now - $0.value < configuration.drawingWindow }
+        drawingExpiry = lastDrawn.values.min().map { $0 + configuration.drawingWindow }
         let current = Set(lastDrawn.keys)
         if current != drawing {
             drawing = current
@@ -306,7 +352,7 @@ public struct RoomSession: Sendable {
 
     /// Asks for the timer at the earliest deadline, if it changed.
     private mutating func scheduleTimer(_ actions: inout [SessionAction]) {
-        var deadlines = lastDrawn.values.map { $0 + configuration.drawingWindow }
+        var deadlines = drawingExpiry.map { [$0] } ?? []
         for state in transports.values where state.isUp {
             deadlines.append(contentsOf: state.nextAnnounce.map { [$0] } ?? [])
             deadlines.append(contentsOf: state.pendingAnswers.values.map(\.fireAt))

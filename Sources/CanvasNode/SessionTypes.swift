@@ -52,6 +52,9 @@ public enum SessionInput: Sendable {
     case memberSpeaksSync(PeerID, via: TransportID)
     /// One message's bytes from a member, read from where `carriage` says.
     case received([UInt8], from: PeerID, via: TransportID, carriage: Carriage = .canvas)
+    /// Messages from members that arrived together (one read of a socket), in order: each
+    /// handled as `.received`, their bookkeeping (storing, events, timers) done once.
+    case receivedAll([(bytes: [UInt8], from: PeerID)], via: TransportID, carriage: Carriage = .canvas)
     /// One message from a transport's record of the past (an XMPP room's archive or
     /// history), or one that arrived before the transport came up: its operations are
     /// applied (and relayed when novel) whether or not the transport is up; sync messages

@@ -48,8 +48,11 @@ struct LANRoomLinkStateMachine {
     /// One event of the cluster.
     mutating func handle(_ event: ClusterEvent) -> [Action] {
         switch event {
-        case .deliver(let payload, let from):
-            return [.session(.received(payload, from: PeerID(from), via: Self.transportID))]
+        case .delivered(let deliveries):
+            if deliveries.count == 1, let delivery = deliveries.first {
+                return [.session(.received(delivery.payload, from: PeerID(delivery.from), via: Self.transportID))]
+            }
+            return [.session(.receivedAll(deliveries.map { ($0.payload, PeerID($0.from)) }, via: Self.transportID))]
         case .memberJoined(let node):
             return [.session(.memberJoined(PeerID(node), via: Self.transportID))]
         case .memberLeft(let node):

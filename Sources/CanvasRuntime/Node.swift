@@ -5,6 +5,7 @@ public import Logging
 public import NIOCore
 import CanvasNode
 import LANCluster
+import NIOPosix
 public import ServiceLifecycle
 import Synchronization
 import XMPP
@@ -230,7 +231,20 @@ public final class Node: Service, Sendable {
         let loop = NodeLoop(
             configuration: configuration, logger: logger, inputs: inputs, inbox: inbox, node: self,
             subscribers: subscribers, extraLinks: extraLinks)
-        try await loop.run(eventLoopGroup: eventLoopGroup)
+        // Without a group of the app's, the node's I/O and its loop share one thread.
+        let ownGroup = eventLoopGroup == nil ? MultiThreadedEventLoopGroup(numberOfThreads: 1) : nil
+        let group: any EventLoopGroup = eventLoopGroup ?? ownGroup!
+        defer { ownGroup?.shutdownGracefully { _ in } }
+        let executor = EventLoopTaskExecutor(group.next())
+        let result: Result<Void, NodeError> = await withTaskExecutorPreference(executor) {
+            do throws(NodeError) {
+                try await loop.run(eventLoopGroup: group)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        try result.get()
     }
 
     // MARK: Drawing and reading
@@ -265,6 +279,11 @@ public final class Node: Service, Sendable {
     /// The node's events from now on (see `NodeEvents`): read it before `start()` to see
     /// every event from `started` on.
     public var events: NodeEvents { subscribers.subscribe() }
+
+    /// The node's events named `names` (`NodeEvent.name`) from now on: events nobody
+    /// subscribed to cost the node nothing, so a subscriber that wants a few should ask for
+    /// those only.
+    public func events(named names: Set<String>) -> NodeEvents { subscribers.subscribe(names: names) }
 
     private func ask<Answer: Sendable>(
         _ room: String, _ input: (Int, CheckedContinuation<Answer, any Error>) -> NodeInput

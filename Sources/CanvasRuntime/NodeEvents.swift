@@ -49,11 +49,17 @@ final class EventSubscriber: Sendable {
     }
 
     let continuation: AsyncStream<NodeEvent>.Continuation
+    /// The names of the events wanted (nil: all).
+    let names: Set<String>?
     private let state = Mutex(State())
 
-    init(continuation: AsyncStream<NodeEvent>.Continuation) {
+    init(continuation: AsyncStream<NodeEvent>.Continuation, names: Set<String>?) {
         self.continuation = continuation
+        self.names = names
     }
+
+    /// Whether the subscriber wants `event`.
+    func wants(_ event: NodeEvent) -> Bool { names?.contains(event.name) ?? true }
 
     /// Hands over one event; returns how many now wait.
     func yield(_ event: NodeEvent) -> Int {
@@ -115,10 +121,10 @@ final class EventSubscribers: Sendable {
     /// Subscribers that passed the high watermark since the node last waited for them.
     private let behind = Mutex<[EventSubscriber]>([])
 
-    /// A new subscription, from now on.
-    func subscribe() -> NodeEvents {
+    /// A new subscription, from now on, to the events named `names` (nil: all).
+    func subscribe(names: Set<String>? = nil) -> NodeEvents {
         let (stream, continuation) = AsyncStream.makeStream(of: NodeEvent.self, bufferingPolicy: .unbounded)
-        let subscriber = EventSubscriber(continuation: continuation)
+        let subscriber = EventSubscriber(continuation: continuation, names: names)
         let finished = state.withLock { state -> Bool in
             guard !state.finished else { return true }
             let id = state.nextID
@@ -134,10 +140,15 @@ final class EventSubscribers: Sendable {
         return NodeEvents(stream: stream, subscriber: subscriber)
     }
 
-    /// Hands `event` to every subscriber.
+    /// Whether anyone wants events named `name`: an event nobody wants need not be built.
+    func anyoneWants(_ name: String) -> Bool {
+        state.withLock { $0.subscribers.values.contains { $0.names?.contains(name) ?? true } }
+    }
+
+    /// Hands `event` to every subscriber that wants it.
     func publish(_ event: NodeEvent) {
         let subscribers = state.withLock { Array($0.subscribers.values) }
-        for subscriber in subscribers where subscriber.yield(event) >= Self.highWatermark {
+        for subscriber in subscribers where subscriber.wants(event) && subscriber.yield(event) >= Self.highWatermark {
             behind.withLock { $0.append(subscriber) }
         }
     }

@@ -67,15 +67,12 @@ final class NodeLoop {
 
     /// Runs until a stop (then leaves the rooms, flushes the stores and returns), or until
     /// every room has failed for good (then throws).
-    func run(eventLoopGroup: (any EventLoopGroup)?) async throws(NodeError) {
+    func run(eventLoopGroup group: any EventLoopGroup) async throws(NodeError) {
         try openRooms()
-        let ownGroup = eventLoopGroup == nil ? MultiThreadedEventLoopGroup(numberOfThreads: 1) : nil
-        let group: any EventLoopGroup = eventLoopGroup ?? ownGroup!
         var tasks: [Task<Void, Never>] = []
         let continuation = inbox
         defer {
             for task in tasks { task.cancel() }
-            if let ownGroup { ownGroup.shutdownGracefully { _ in } }
         }
 
         if let account = configuration.xmpp {
@@ -101,26 +98,23 @@ final class NodeLoop {
                 logger.warning("the LAN is trusted: without a room key anyone on the LAN can read and change the room")
             }
             for (index, replica) in replicas.enumerated() {
+                // The driver queues its events for the loop from its own thread (no task in
+                // between); past this many unhandled it stops reading its socket until the
+                // loop has caught up.
+                let budget = InputBudget(limit: Self.transportInputsQueued)
+                let handler: ClusterEventHandler = { event in
+                    continuation.yield(.lan(room: index, event))
+                    return budget.take()
+                }
                 let link: LANRoomLink
                 do {
-                    link = try await startLAN(lan, replica: replica, group: group)
+                    link = try await startLAN(lan, replica: replica, group: group, handler: handler)
                 } catch {
                     await stopTransports()
                     throw error
                 }
                 lanLinks.append(link)
-                let events = link.driver.events
-                // The loop handles at most this many of the room's LAN events behind; past
-                // that the driver's own buffer fills and it stops reading its socket.
-                let budget = InputBudget(limit: Self.transportInputsQueued)
                 lanBudgets.append(budget)
-                tasks.append(
-                    Task {
-                        for await event in events {
-                            await budget.admit()
-                            continuation.yield(.lan(room: index, event))
-                        }
-                    })
             }
         }
         for (index, replica) in replicas.enumerated() {
@@ -162,7 +156,7 @@ final class NodeLoop {
                 electGateways()
             case .lan(let room, let event):
                 lanLinks[room].handle(event)
-                lanBudgets[room].release()
+                if lanBudgets[room].release() { lanLinks[room].driver.resumeReading() }
                 electGateways()
             case .transport(let room, let input):
                 replicas[room].handle(input)
@@ -258,7 +252,8 @@ final class NodeLoop {
     }
 
     private func startLAN(
-        _ settings: NodeConfiguration.LANSettings, replica: RoomReplica, group: any EventLoopGroup
+        _ settings: NodeConfiguration.LANSettings, replica: RoomReplica, group: any EventLoopGroup,
+        handler: @escaping ClusterEventHandler
     ) async throws(NodeError) -> LANRoomLink {
         var cluster = ClusterConfiguration(room: replica.name)
         cluster.beaconInterval = settings.beaconInterval
@@ -267,7 +262,7 @@ final class NodeLoop {
         do {
             let node = try ClusterNode(
                 configuration: cluster, nodeID: replica.session.nodeID, incarnation: random.next(), key: settings.key)
-            driver = ClusterDriver(node: node, socket: settings.socket, eventLoopGroup: group, logger: logger)
+            driver = ClusterDriver(node: node, socket: settings.socket, eventLoopGroup: group, logger: logger, handler: handler)
             try await driver.start()
         } catch {
             throw NodeError(.transport, "cannot start the LAN cluster of room \(replica.name): \(error)")

@@ -110,8 +110,8 @@ final class RoomReplica {
         guard root != reportedRoot else { return }
         reportedRoot = root
         changedSinceExport = true
-        let statistics = session.document.statistics
-        emit(.state(room: name, digest: root, strokes: statistics.strokes, points: statistics.points))
+        let document = session.document
+        emit(.state(room: name, digest: root, strokes: document.strokeCount, points: document.drawablePointCount))
     }
 
     func markExported() { changedSinceExport = false }
@@ -162,7 +162,7 @@ final class RoomReplica {
     }
 
     /// `traced` events for the operations on traced strokes.
-    private func trace(_ applied: [AppliedOperation], prefix: [UInt8], author: String?) {
+    private func trace(_ applied: ArraySlice<AppliedOperation>, prefix: [UInt8], author: String?) {
         let now = MonotonicTime.nanoseconds()
         for item in applied where item.operation.strokeID.rawValue.utf8.starts(with: prefix) {
             let (offset, points): (Int, Int) =
@@ -181,11 +181,19 @@ final class RoomReplica {
     private func report(_ event: SessionEvent) {
         switch event {
         case .applied(let applied):
-            var points = 0
-            for operation in applied { points += operation.effect.changedPoints?.count ?? 0 }
-            let author = applied.first?.author.map { "\($0.transport)/\($0.peer)" }
-            emit(.applied(room: name, operations: applied.count, points: points, author: author))
-            if let tracePrefix { trace(applied, prefix: tracePrefix, author: author) }
+            // One event per run of operations from the same author (a batch mixes authors).
+            var start = 0
+            while start < applied.count {
+                let author = applied[start].author
+                var end = start + 1
+                while end < applied.count, applied[end].author == author { end += 1 }
+                var points = 0
+                for operation in applied[start..<end] { points += operation.effect.changedPoints?.count ?? 0 }
+                let name = author.map { "\($0.transport)/\($0.peer)" }
+                emit(.applied(room: self.name, operations: end - start, points: points, author: name))
+                if let tracePrefix { trace(applied[start..<end], prefix: tracePrefix, author: name) }
+                start = end
+            }
         case .memberJoined(let peer, let transport):
             emit(.memberJoined(room: name, member: peer.rawValue, via: transport.rawValue))
         case .memberLeft(let peer, let transport):

@@ -54,6 +54,9 @@ public struct ClusterNode: Sendable {
     private var summary: [UInt8] = []
     private var outbound = OutboundStream()
     private var senders: [SenderKey: SenderState] = [:]
+    /// The next deadline of each sender's stream that has one (a loss to request, a
+    /// payload to give up on): kept per sender, so that a datagram costs O(1) here.
+    private var streamDeadlines: [SenderKey: Duration] = [:]
     private var membership: Membership
     private var election = GatewayElection()
     private var nextBeacon: Duration?
@@ -223,7 +226,9 @@ public struct ClusterNode: Sendable {
         }
         counters.datagramsAccepted += 1
         senders[sender]!.lastHeard = now
-        return finish(handle(datagram, from: sender, now: now), now: now)
+        let actions = handle(datagram, from: sender, now: now)
+        refreshStreamDeadline(of: sender)
+        return finish(actions, now: now)
     }
 
     /// Does what is due at `now`: beacons, failure detection, loss requests, reassembly
@@ -252,6 +257,7 @@ public struct ClusterNode: Sendable {
             actions += requests(for: ranges, of: sender, now: now)
         }
         forgetSilentSenders(now: now)
+        refreshStreamDeadlines()
         return finish(actions, now: now)
     }
 
@@ -270,7 +276,10 @@ public struct ClusterNode: Sendable {
         if events.contains(.joined(sender.nodeID)) { hastenBeacon(now: now) }
         if events.contains(.left(sender.nodeID)) {
             // It restarted: its previous run will answer no request.
-            for key in senders.keys where key.nodeID == sender.nodeID && key != sender { senders[key]!.stream = nil }
+            for key in senders.keys where key.nodeID == sender.nodeID && key != sender {
+                senders[key]!.stream = nil
+                streamDeadlines[key] = nil
+            }
         }
         switch datagram.body {
         case .beacon(let beacon):
@@ -340,7 +349,10 @@ public struct ClusterNode: Sendable {
     private mutating func remember(_ sender: SenderKey, now: Duration) {
         let others = senders.filter { $0.key.nodeID == sender.nodeID }
             .sorted { ($0.value.lastHeard, $0.key) < ($1.value.lastHeard, $1.key) }
-        for old in others.prefix(max(0, others.count - Self.incarnationsPerSender + 1)) { senders[old.key] = nil }
+        for old in others.prefix(max(0, others.count - Self.incarnationsPerSender + 1)) {
+            senders[old.key] = nil
+            streamDeadlines[old.key] = nil
+        }
         senders[sender] = SenderState(lastHeard: now)
     }
 
@@ -363,6 +375,7 @@ public struct ClusterNode: Sendable {
             total -= senders[sender]!.stream!.partial[partial.messageID]!.bytes
             senders[sender]!.stream!.abandon(partial.messageID)
             counters.reassembliesAbandoned += 1
+            refreshStreamDeadline(of: sender)
         }
     }
 
@@ -454,13 +467,28 @@ public struct ClusterNode: Sendable {
         }
     }
 
+    /// Notes the next deadline of `sender`'s stream (after a datagram from it).
+    private mutating func refreshStreamDeadline(of sender: SenderKey) {
+        streamDeadlines[sender] = senders[sender]?.stream?.nextDeadline(reassemblyTimeout: configuration.reassemblyTimeout)
+    }
+
+    /// Notes the next deadline of every sender's stream (after a tick, or memory limits
+    /// that touched other senders' streams).
+    private mutating func refreshStreamDeadlines() {
+        streamDeadlines = [:]
+        for (key, state) in senders {
+            if let deadline = state.stream?.nextDeadline(reassemblyTimeout: configuration.reassemblyTimeout) {
+                streamDeadlines[key] = deadline
+            }
+        }
+    }
+
     /// Appends a tick request when the next deadline differs from the one last requested.
     private mutating func finish(_ actions: [ClusterAction], now: Duration) -> [ClusterAction] {
-        var deadlines = [nextBeacon, listeningPausedAt == nil ? membership.nextExpiry : nil]
-        for state in senders.values {
-            deadlines.append(state.stream?.nextDeadline(reassemblyTimeout: configuration.reassemblyTimeout))
-        }
-        guard let next = deadlines.compactMap({ $0 }).min(), next != announcedTick else { return actions }
+        var next = nextBeacon
+        if listeningPausedAt == nil, let expiry = membership.nextExpiry { next = min(next ?? expiry, expiry) }
+        for deadline in streamDeadlines.values { next = min(next ?? deadline, deadline) }
+        guard let next, next != announcedTick else { return actions }
         announcedTick = next
         return actions + [.scheduleTick(at: max(next, now))]
     }

@@ -40,6 +40,11 @@ public struct Membership: Sendable {
     public let missedBeaconsBeforeLeaving: Int
     /// The other members, by node id.
     public private(set) var members: [String: Member] = [:]
+    /// When the next member leaves unless it is heard from, nil without members; kept up to
+    /// date as members are heard (a datagram costs O(1), not a pass over the members).
+    public private(set) var nextExpiry: Duration?
+    /// The member whose expiry `nextExpiry` is.
+    private var nextExpiring: String?
 
     /// An empty view.
     public init(selfID: String, defaultBeaconInterval: Duration, missedBeaconsBeforeLeaving: Int) {
@@ -78,7 +83,21 @@ public struct Membership: Sendable {
                 events.append(.capabilitiesChanged(nodeID))
             }
         }
+        let expiry = expiry(of: members[nodeID]!)
+        if nextExpiring == nodeID || events.contains(.left(nodeID)) {
+            refreshNextExpiry()  // the earliest may have moved later: look again
+        } else if nextExpiry.map({ expiry < $0 }) ?? true {
+            nextExpiry = expiry
+            nextExpiring = nodeID
+        }
         return events
+    }
+
+    /// Finds the member that expires first.
+    private mutating func refreshNextExpiry() {
+        let earliest = members.values.min { expiry(of: $0) < expiry(of: $1) }
+        nextExpiry = earliest.map(expiry(of:))
+        nextExpiring = earliest?.nodeID
     }
 
     /// `nodeID` said it is leaving (with `incarnation`, so that a late goodbye of a
@@ -86,6 +105,7 @@ public struct Membership: Sendable {
     public mutating func leave(_ nodeID: String, incarnation: UInt64) -> [Event] {
         guard members[nodeID]?.incarnation == incarnation else { return [] }
         members[nodeID] = nil
+        refreshNextExpiry()
         return [.left(nodeID)]
     }
 
@@ -97,18 +117,15 @@ public struct Membership: Sendable {
     public mutating func excuse(_ duration: Duration) {
         guard duration > .zero else { return }
         for nodeID in members.keys { members[nodeID]!.excused += duration }
+        refreshNextExpiry()
     }
 
     /// Removes the members that have been silent too long by `now`, in node id order.
     public mutating func expire(now: Duration) -> [Event] {
         let silent = members.values.filter { expiry(of: $0) <= now }.map(\.nodeID).sorted()
         for nodeID in silent { members[nodeID] = nil }
+        if !silent.isEmpty { refreshNextExpiry() }
         return silent.map { .left($0) }
-    }
-
-    /// When the next member leaves unless it is heard from, nil without members.
-    public var nextExpiry: Duration? {
-        members.values.lazy.map { expiry(of: $0) }.min()
     }
 
     private func expiry(of member: Member) -> Duration {

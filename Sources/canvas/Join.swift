@@ -203,9 +203,9 @@ struct Join: AsyncParsableCommand {
         let output = events || wanted != nil ? EventOutput(logger: logger) : nil
         // Subscribed before the node starts, so that `started` is the first line.
         let printer = output.map { output in
-            let events = node.events
+            let events = wanted.map { node.events(named: $0) } ?? node.events
             return Task {
-                for await event in events where wanted?.contains(event.name) ?? true { output.write(event.ndjson) }
+                for await event in events { output.write(event.ndjson) }
             }
         }
         StandardInput.feed(node, room: rooms[0], output: output, logger: logger)

@@ -8,59 +8,100 @@ import Logging
 /// as drawn here, and local actions; docs/actions.md) performed in order in one room. A
 /// line that is neither is reported on standard error and as an `input_error` event, and
 /// changes nothing.
+///
+/// The lines that arrive together (one read of the input) are performed together: the
+/// operations of consecutive message lines as one edit, made durable with one write of
+/// the store (group commit), so that a fast writer costs one fsync per read, not per line.
 enum StandardInput {
-    /// Reads standard input on a thread of its own (reads block) and performs each line
-    /// in `room`, one after the other, until the input ends or the node stops.
+    /// Reads standard input on a thread of its own (reads block) and performs its lines
+    /// in `room`, in order, until the input ends or the node stops.
     static func feed(_ node: Node, room: String, output: EventOutput?, logger: Logger) {
-        let (lines, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingOldest(1024))
+        let (chunks, continuation) = AsyncStream.makeStream(of: [[UInt8]].self, bufferingPolicy: .bufferingOldest(64))
         Task {
             var number = 0
-            for await line in lines {
-                number += 1
-                guard line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { continue }
+            for await lines in chunks {
+                var operations: [CanvasCore.Operation] = []
                 do {
-                    switch try LocalInput.decode(line) {
-                    case .message(let message):
-                        let operations = message.operations
-                        if !operations.isEmpty { try await node.perform(operations, in: room) }
-                    case .action(let action):
-                        try await node.perform(action, in: room)
+                    for line in lines {
+                        number += 1
+                        guard line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { continue }
+                        let input: LocalInput
+                        do {
+                            input = try LocalInput.decode(line)
+                        } catch {
+                            logger.error("<stdin>:\(number): error: \(error)")
+                            output?.write(EventLine("input_error").field("line", number).field("error", "\(error)").terminated)
+                            continue
+                        }
+                        switch input {
+                        case .message(let message):
+                            operations += message.operations
+                        case .action(let action):
+                            try await perform(&operations, in: node, room: room, logger: logger)
+                            try await performAction(action, in: node, room: room, line: number, logger: logger)
+                        }
                     }
-                } catch let error as ProtocolError {
-                    logger.error("<stdin>:\(number): error: \(error)")
-                    output?.write(EventLine("input_error").field("line", number).field("error", "\(error)").terminated)
-                } catch let error as NodeError where error.kind == .notRunning {
+                    try await perform(&operations, in: node, room: room, logger: logger)
+                } catch {
                     logger.debug("standard input is no longer read: \(error)")
                     return
-                } catch {
-                    // The node reported it (a store that refuses writes): the next lines may work.
-                    logger.debug("<stdin>:\(number): not performed: \(error)")
                 }
             }
         }
         let thread = Thread {
             var pending: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-            func send(_ line: [UInt8]) {
+            func send(_ lines: [[UInt8]]) {
                 // A full buffer waits for the node: standard input is back-pressured.
-                while case .dropped = continuation.yield(line) { usleep(1000) }
+                while case .dropped = continuation.yield(lines) { usleep(1000) }
             }
             while true {
                 let count = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
                 if count < 0 && errno == EINTR { continue }
                 guard count > 0 else { break }
+                var lines: [[UInt8]] = []
                 var start = 0
                 for index in 0..<count where buffer[index] == UInt8(ascii: "\n") {
                     pending += buffer[start..<index]
-                    send(pending)
+                    lines.append(pending)
                     pending = []
                     start = index + 1
                 }
                 pending += buffer[start..<count]
+                if !lines.isEmpty { send(lines) }
             }
-            if !pending.isEmpty { send(pending) }
+            if !pending.isEmpty { send([pending]) }
             continuation.finish()
         }
         thread.start()
+    }
+
+    /// Performs the operations gathered so far as one edit (one store write), and empties
+    /// them. Throws only when the node has stopped.
+    private static func perform(
+        _ operations: inout [CanvasCore.Operation], in node: Node, room: String, logger: Logger
+    ) async throws {
+        guard !operations.isEmpty else { return }
+        defer { operations = [] }
+        do {
+            _ = try await node.perform(operations, in: room)
+        } catch let error as NodeError where error.kind == .notRunning {
+            throw error
+        } catch {
+            // The node reported it (a store that refuses writes): the next lines may work.
+            logger.debug("<stdin>: \(operations.count) operations not performed: \(error)")
+        }
+    }
+
+    private static func performAction(
+        _ action: LocalAction, in node: Node, room: String, line: Int, logger: Logger
+    ) async throws {
+        do {
+            _ = try await node.perform(action, in: room)
+        } catch let error as NodeError where error.kind == .notRunning {
+            throw error
+        } catch {
+            logger.debug("<stdin>:\(line): not performed: \(error)")
+        }
     }
 }

@@ -38,6 +38,9 @@ struct ConvergenceTests {
             coverage.record(features)
             try #require(replica == inOrder, "seed \(seed), order \(order): replica differs from in-order document")
             try #require(replica.digest == inOrder.digest, "seed \(seed), order \(order): digests differ")
+            try #require(
+                replica.drawablePointCount == replica.statistics.points,
+                "seed \(seed), order \(order): the kept point count differs from the strokes'")
         }
     }
 

@@ -111,6 +111,40 @@ import Testing
         #expect(Self.operationSends(back).map { SimulatedNetwork.type(of: $0.bytes) } == ["APPEND"])
     }
 
+    /// A burst of messages (one read of the LAN socket) is handled as the messages one by
+    /// one would be, with one store write and one `applied` event; relays keep their order.
+    @Test func aBurstOfMessagesIsStoredAndReportedOnce() {
+        let id = StrokeID("b_1")
+        let messages: [(bytes: [UInt8], from: PeerID)] = [
+            (MessageEncoder.encode(.add(id, Self.header)), PeerID("b")),
+            (MessageEncoder.encode(.append(id, points: [Point(x: 3, y: 4)], offset: 1)), PeerID("b")),
+            (MessageEncoder.encode(.add(id, Self.header)), PeerID("c")),  // a duplicate: nothing new
+            (MessageEncoder.encode(.append(id, points: [Point(x: 5, y: 6)], offset: 2)), PeerID("c")),
+        ]
+        var batched = Self.session()
+        var oneByOne = Self.session()
+        for session in [0, 1] {
+            for transport in [Self.lan, Self.xmpp] {
+                let up = SessionInput.transportUp(transport, maxMessageBytes: 64_000, members: [PeerID("b"), PeerID("c")])
+                if session == 0 { _ = batched.handle(up, at: .zero) } else { _ = oneByOne.handle(up, at: .zero) }
+            }
+        }
+        let actions = batched.handle(.receivedAll(messages, via: Self.lan), at: .seconds(1))
+        var single: [SessionAction] = []
+        for (bytes, peer) in messages { single += oneByOne.handle(.received(bytes, from: peer, via: Self.lan), at: .seconds(1)) }
+        #expect(batched.document == oneByOne.document)
+        let persisted = actions.compactMap { if case .persistRemote(let operations) = $0 { operations } else { nil } }
+        #expect(persisted.count == 1)
+        #expect(persisted.first?.count == 3)
+        let applied = actions.compactMap { if case .event(.applied(let applied)) = $0 { applied } else { nil } }
+        #expect(applied.count == 1)
+        #expect(applied.first?.map(\.author?.peer) == [PeerID("b"), PeerID("b"), PeerID("c")])
+        // The same relays to the other transport, in the same order.
+        let relayed = { (actions: [SessionAction]) in Self.operationSends(actions).filter { $0.via == Self.xmpp }.map(\.bytes) }
+        #expect(relayed(actions) == relayed(single))
+        #expect(relayed(actions).count == 3)
+    }
+
     /// A node restarted with its store: what the transport had not accepted before (kept by
     /// the driver) goes out with the next transportUp, though the document already has it.
     @Test func restoredUnacceptedOperationsAreSentWhenTheTransportComesUp() {

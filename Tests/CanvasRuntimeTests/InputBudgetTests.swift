@@ -23,6 +23,20 @@ import Testing
         #expect(admitted.value == 5)
     }
 
+    /// A source that cannot wait (the LAN driver's handler) takes places until none is
+    /// left, pauses, and resumes once the loop has handled half of what waits.
+    @Test func aSourceThatCannotWaitPausesAndResumesAtHalf() {
+        let budget = InputBudget(limit: 4)
+        #expect((0..<4).allSatisfy { _ in budget.take() })
+        #expect(!budget.take(), "the fifth input is queued, but the source must pause")
+        #expect(!budget.release(), "one handled: not yet")
+        #expect(!budget.release())
+        #expect(budget.release(), "half the places free: resume")
+        #expect(!budget.release(), "said once")
+        budget.close()
+        #expect(budget.take())
+    }
+
     @Test func releasesBeforeAdmissionsAreKept() async throws {
         let budget = InputBudget(limit: 1)
         budget.release()

@@ -29,7 +29,7 @@ import Testing
 
     @Test func clusterEventsBecomeSessionInputs() {
         var machine = Machine(room: "board", nodeID: "me")
-        guard case .session(.received(let bytes, let from, _, .canvas)) = machine.handle(.deliver(payload: [1, 2], from: "a")).first,
+        guard case .session(.received(let bytes, let from, _, .canvas)) = machine.handle(.delivered([ClusterDelivery(payload: [1, 2], from: "a")])).first,
             case .session(.memberJoined(let joined, _)) = machine.handle(.memberJoined("b")).first,
             case .session(.memberLeft(let left, _)) = machine.handle(.memberLeft("b")).first
         else {

@@ -184,6 +184,7 @@ func inputs(_ actions: Actions) -> [String] {
         case .memberLeft(let peer, _): return "left \(peer)"
         case .received(let bytes, let peer, _, _): return "received \(peer): \(String(decoding: bytes, as: UTF8.self))"
         case .recorded(let bytes, let peer, _, _): return "recorded \(peer): \(String(decoding: bytes, as: UTF8.self))"
+        case .receivedAll(let messages, _, _): return "received \(messages.count) messages"
         case .accepted(let id, _): return "accepted \(id.rawValue)"
         case .memberSpeaksSync(let peer, _): return "speaks sync \(peer)"
         case .timer, .local, .action: return "other"

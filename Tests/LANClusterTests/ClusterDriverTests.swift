@@ -76,7 +76,9 @@ private final class TestNode: Sendable {
     var events: [ClusterEvent] { log.withLockedValue { $0 } }
 
     var deliveries: [(payload: [UInt8], from: String)] {
-        events.compactMap { if case .deliver(let payload, let from) = $0 { (payload, from) } else { nil } }
+        events.flatMap { event -> [(payload: [UInt8], from: String)] in
+            if case .delivered(let deliveries) = event { deliveries.map { ($0.payload, $0.from) } } else { [] }
+        }
     }
 
     /// Waits until `driver.events` has finished.
@@ -352,7 +354,7 @@ private func awaitFullMembership(_ nodes: [TestNode], within timeout: Duration =
         // Then it catches up: every payload arrives, once (what the kernel dropped, repaired).
         var received: [[UInt8]] = []
         for await event in driver.events {
-            if case .deliver(let payload, _) = event { received.append(payload) }
+            if case .delivered(let deliveries) = event { received += deliveries.map(\.payload) }
             if received.count == payloads.count { break }
         }
         #expect(received.count == payloads.count)

@@ -18,6 +18,12 @@ final class ClusterDatagramHandler: ChannelInboundHandler {
         engine.receive(envelope.data.readBytes(length: envelope.data.readableBytes) ?? [])
     }
 
+    /// The end of one read of the socket (several datagrams with vector reads): what they
+    /// delivered goes to the consumer as one event.
+    func channelReadComplete(context: ChannelHandlerContext) {
+        engine.readComplete()
+    }
+
     /// A UDP socket's errors (an ICMP report, a full buffer) concern one datagram: the
     /// socket stays open, and the node's repair recovers what was lost.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

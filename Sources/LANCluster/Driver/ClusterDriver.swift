@@ -2,6 +2,9 @@ public import Logging
 public import NIOCore
 import NIOConcurrencyHelpers
 
+/// Takes a driver's events on its event loop; returns false when its consumer is behind.
+public typealias ClusterEventHandler = @Sendable (ClusterEvent) -> Bool
+
 /// A room's LAN cluster on a UDP socket: drives a `ClusterNode` from SwiftNIO, sending its
 /// datagrams to a multicast group (or the subnet broadcast address) and reporting what
 /// happens as `events`.
@@ -37,9 +40,27 @@ public final class ClusterDriver: Sendable {
 
     /// A driver for `node` (not started yet) on `socket`, on one event loop of
     /// `eventLoopGroup`, letting its consumer fall at most `eventBuffer` events behind.
-    public init(
+    public convenience init(
         node: ClusterNode, socket: ClusterSocketConfiguration, eventLoopGroup: any EventLoopGroup, logger: Logger,
         eventBuffer: ClusterEventBuffer = .init()
+    ) {
+        self.init(node: node, socket: socket, eventLoopGroup: eventLoopGroup, logger: logger, eventBuffer: eventBuffer, handler: nil)
+    }
+
+    /// A driver for `node` that hands its events to `handler` on its event loop, in order,
+    /// instead of through `events` (which then stays empty): no task switch between the
+    /// socket and the consumer. When `handler` returns false (its consumer is behind) the
+    /// driver stops reading its socket until `resumeReading()`.
+    public convenience init(
+        node: ClusterNode, socket: ClusterSocketConfiguration, eventLoopGroup: any EventLoopGroup, logger: Logger,
+        handler: @escaping ClusterEventHandler
+    ) {
+        self.init(node: node, socket: socket, eventLoopGroup: eventLoopGroup, logger: logger, eventBuffer: .init(), handler: handler)
+    }
+
+    private init(
+        node: ClusterNode, socket: ClusterSocketConfiguration, eventLoopGroup: any EventLoopGroup, logger: Logger,
+        eventBuffer: ClusterEventBuffer, handler: ClusterEventHandler?
     ) {
         self.socket = socket
         self.logger = logger
@@ -52,11 +73,17 @@ public final class ClusterDriver: Sendable {
         source = made.source
         let view = NIOLockedValueBox(ClusterView())
         self.view = view
+        let output: ClusterEventOutput = handler.map { .handler($0) } ?? .sequence(made.source)
         let engine = NIOLoopBoundBox.makeBoxSendingValue(
-            ClusterEngine(node: node, eventLoop: eventLoop, logger: logger, view: view, events: made.source),
+            ClusterEngine(node: node, eventLoop: eventLoop, logger: logger, view: view, events: output),
             eventLoop: eventLoop)
         self.engine = engine
         resumer.onResume { [eventLoop] in eventLoop.execute { engine.value.resumeReading() } }
+    }
+
+    /// Reads the socket again after the handler said its consumer was behind.
+    public func resumeReading() {
+        eventLoop.execute { [engine] in engine.value.resumeReading() }
     }
 
     /// Opens the socket (shared with other processes on the same port), joins the group on

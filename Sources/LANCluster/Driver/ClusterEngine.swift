@@ -12,6 +12,14 @@ struct ClusterView: Sendable {
     var readPauses = 0
 }
 
+/// Where an engine hands its events.
+enum ClusterEventOutput: Sendable {
+    /// The driver's `events` sequence.
+    case sequence(ClusterEvents.Producer.Source)
+    /// A handler called on the event loop (`ClusterDriver.init(…, handler:)`).
+    case handler(ClusterEventHandler)
+}
+
 /// A `ClusterNode` at work on its channel's event loop: it feeds the node datagrams,
 /// payloads, capabilities and timer ticks, and performs the actions the node returns.
 /// Everything here runs on `eventLoop`.
@@ -20,7 +28,7 @@ final class ClusterEngine {
     private let eventLoop: any EventLoop
     private let logger: Logger
     private let view: NIOLockedValueBox<ClusterView>
-    private let events: ClusterEvents.Producer.Source
+    private let events: ClusterEventOutput
     /// Whether reading the socket is paused until the consumer of `events` catches up.
     private var readingPaused = false
     /// Set when the consumer fell behind during `perform(_:)`: reading pauses after it.
@@ -35,10 +43,14 @@ final class ClusterEngine {
     /// Whether the last datagram failed to leave: failures are logged when they begin and end,
     /// not for every datagram.
     private var sendingFails = false
+    /// Payloads delivered during the current read of the socket, handed over at its end.
+    private var deliveries: [ClusterDelivery] = []
+    /// Whether a read of the socket is under way (between `receive` and `readComplete`).
+    private var reading = false
 
     init(
         node: ClusterNode, eventLoop: any EventLoop, logger: Logger, view: NIOLockedValueBox<ClusterView>,
-        events: ClusterEvents.Producer.Source
+        events: ClusterEventOutput
     ) {
         self.node = node
         self.eventLoop = eventLoop
@@ -63,7 +75,18 @@ final class ClusterEngine {
 
     /// A datagram from the socket.
     func receive(_ bytes: [UInt8]) {
+        reading = true
         perform(node.receive(bytes: bytes, now: now))
+    }
+
+    /// The read of the socket ended: its deliveries go to the consumer as one event.
+    func readComplete() {
+        reading = false
+        handDeliveries()
+        if consumerBehind {
+            consumerBehind = false
+            pauseReading()
+        }
     }
 
     func send(payload: [UInt8]) {
@@ -112,14 +135,17 @@ final class ClusterEngine {
                 write.assumeIsolated().whenComplete { [self] result in noteSendResult(result) }
                 lastWrite = write
             case .deliver(let payload, let from):
-                hand(.deliver(payload: payload, from: from))
+                deliveries.append(ClusterDelivery(payload: payload, from: from))
             case .memberJoined(let nodeID):
                 membershipChanged = true
+                handDeliveries()
                 hand(.memberJoined(nodeID))
             case .memberLeft(let nodeID):
                 membershipChanged = true
+                handDeliveries()
                 hand(.memberLeft(nodeID))
             case .gatewayChanged(let gateway):
+                handDeliveries()
                 hand(.gatewayChanged(gateway))
             case .scheduleTick(let deadline):
                 schedule(at: deadline)
@@ -127,18 +153,33 @@ final class ClusterEngine {
         }
         if lastWrite != nil { channel?.flush() }
         publish(members: membershipChanged)
+        // Deliveries wait for the end of the socket's read; others (a repair on a tick) go now.
+        if !reading { handDeliveries() }
         // After the actions (their timer included), so that the node's newer timer wins.
-        if consumerBehind {
+        if !reading, consumerBehind {
             consumerBehind = false
             pauseReading()
         }
         return lastWrite
     }
 
+    /// Hands the deliveries gathered so far to the consumer, as one event.
+    private func handDeliveries() {
+        guard !deliveries.isEmpty else { return }
+        let batch = deliveries
+        deliveries = []
+        hand(.delivered(batch))
+    }
+
     /// Hands `event` to the consumer; notes when it falls too far behind (the event is
     /// kept: only what the socket has not read yet waits, or is lost and repaired).
     private func hand(_ event: ClusterEvent) {
-        if events.yield(event) == .stopProducing { consumerBehind = true }
+        switch events {
+        case .sequence(let source):
+            if source.yield(event) == .stopProducing { consumerBehind = true }
+        case .handler(let handler):
+            if !handler(event) { consumerBehind = true }
+        }
     }
 
     /// Stops reading the socket until the consumer catches up, and tells the node.

@@ -1,7 +1,19 @@
+/// A payload for the room from the member `from` (a node id); each arrives once.
+public struct ClusterDelivery: Sendable, Hashable {
+    public var payload: [UInt8]
+    public var from: String
+
+    public init(payload: [UInt8], from: String) {
+        self.payload = payload
+        self.from = from
+    }
+}
+
 /// What a `ClusterDriver` tells the session, in order.
 public enum ClusterEvent: Sendable, Hashable {
-    /// A payload for the room from the member `from` (a node id); each arrives once.
-    case deliver(payload: [UInt8], from: String)
+    /// Payloads for the room that arrived together (one read of the socket), in order: one
+    /// event for many datagrams, so that the session handles a burst in one go.
+    case delivered([ClusterDelivery])
     /// A node joined the room's cluster (after a restart it leaves and joins again).
     case memberJoined(String)
     /// A node left the room's cluster: it said goodbye, or it missed too many beacons.

@@ -11,6 +11,9 @@ import Darwin
 /// A cluster's open UDP socket and where its datagrams go: the multicast group, or the
 /// interface's broadcast address when the group cannot be joined.
 struct ClusterTransport: Sendable {
+    /// How many datagrams one read of the socket takes at most.
+    static let vectorReadCount = 8
+
     var channel: any Channel
     var destination: SocketAddress
     /// For logs: `multicast GROUP:PORT on NAME (ADDRESS)` or `broadcast ADDRESS:PORT on NAME`.
@@ -38,7 +41,11 @@ struct ClusterTransport: Sendable {
         let bootstrap = DatagramBootstrap(group: eventLoop)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelOption(.socketOption(NIOBSDSocket.Option(rawValue: SO_REUSEPORT)), value: 1)
-            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Datagram.maximumSize))
+            // Up to `vectorReadCount` datagrams per system call (recvmmsg), each its own
+            // slice of the receive buffer.
+            .channelOption(.datagramVectorReadMessageCount, value: Self.vectorReadCount)
+            .channelOption(
+                .recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Datagram.maximumSize * Self.vectorReadCount))
             // Bursts from dozens of members (the kernel caps it at net.core.rmem_max).
             .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
             .channelInitializer { channel in
