@@ -162,7 +162,8 @@ public enum NodeEvent: Sendable, Hashable {
                 .field("dropped_unauthenticated", counters.droppedUnauthenticated)
                 .field("dropped_replayed", counters.droppedReplayed).field("dropped_malformed", counters.droppedMalformed)
                 .field("payloads_delivered", counters.payloadsDelivered).field("nacks_sent", counters.nacksSent)
-                .field("repairs_sent", counters.repairsSent).field("losses_given_up", counters.lossesGivenUp)
+                .field("repairs_sent", counters.repairsSent).field("repairs_throttled", counters.repairsThrottled)
+                .field("losses_given_up", counters.lossesGivenUp)
         case .traced(let room, let stroke, let offset, let points, let author, let nanoseconds):
             line = line.field("room", room).field("stroke", stroke).field("offset", offset).field("points", points)
                 .field("author", author).field("t_ns", Int(truncatingIfNeeded: nanoseconds))

@@ -85,6 +85,9 @@ struct XMPPRoomLinkStateMachine {
     static let maxRejoinBackoff = 16
     /// How long the session waits for the archive catch-up before syncing anyway.
     static let catchUpLimit: Duration = .seconds(30)
+    /// How long operations for a room of Canvas nodes wait to travel together: a gateway
+    /// relaying a thousand authors sends about ten messages a second, not a thousand.
+    static let batchDelay: Duration = .milliseconds(100)
     /// How long sends pause after the room refused one for its rate limits.
     static let throttlePause: Duration = .seconds(1)
     /// The note of unconfirmed local operations is written at most this often (and on leave).
@@ -102,11 +105,13 @@ struct XMPPRoomLinkStateMachine {
         node: "urn:x-canvas", category: "client", type: "bot", name: "Canvas",
         features: [payloadElement.namespace, "http://jabber.org/protocol/muc"])
 
-    /// Where a message travels: operations and MEGA in the body, the rest in the payload.
+    /// Where a message travels: operations and MEGA in the body, the rest (and batches of
+    /// operations) in the payload.
     static func content(of message: OutgoingMessage) -> MUCMessageContent {
+        if !message.batchedIDs.isEmpty || message.body.contains("\n") { return .payload(message.body) }
         switch message.kind {
-        case .operations, .legacyState: .body(message.body)
-        case .sync, .repair: .payload(message.body)
+        case .operations, .legacyState: return .body(message.body)
+        case .sync, .repair: return .payload(message.body)
         }
     }
 
@@ -139,7 +144,11 @@ struct XMPPRoomLinkStateMachine {
     /// passed them on before we lost it. Found among our own messages in the catch-up
     /// after the next join, they are accepted rather than sent again, which would hand
     /// their points to a peer of the original app a second time (PROTOCOL.md §14.8).
-    private var unreflectedWhenLost: [String: SendID] = [:]
+    private var unreflectedWhenLost: [String: [SendID]] = [:]
+    /// Operations for a room of Canvas nodes only, gathered for one message (`batchDelay`).
+    private var batch: [OutgoingMessage] = []
+    private var batchBytes = 0
+    private var batchStartedAt: Duration?
     /// Counts our stanzas, for their ids.
     private var sentCounter: UInt64 = 0
     /// The newest archive id seen, and the one in the store.
@@ -199,7 +208,7 @@ struct XMPPRoomLinkStateMachine {
         guard transportUp else {
             return !(room.isJoined && catchUpDeadline != nil && !facts.unacceptedOperations().isEmpty)
         }
-        return awaitingReflection.isEmpty && throttled.isEmpty && waitingForWindow.isEmpty
+        return awaitingReflection.isEmpty && throttled.isEmpty && waitingForWindow.isEmpty && batch.isEmpty
     }
 
     // MARK: The client
@@ -266,6 +275,9 @@ struct XMPPRoomLinkStateMachine {
     /// the store's notes.
     mutating func tick(now: Duration, facts: Facts) -> [Action] {
         var actions: [Action] = []
+        if let started = batchStartedAt, now - started >= Self.batchDelay {
+            flushBatch(now: now, facts: facts, into: &actions)
+        }
         if !isActive {
             // The gateway carries this node's strokes to the room.
             actions.append(.discardUnacceptedOperations)
@@ -357,9 +369,13 @@ struct XMPPRoomLinkStateMachine {
             transportUp = false
             actions.append(.session(.transportDown(Self.transportID)))
         }
-        for (stanzaID, message) in awaitingReflection {
-            if let id = message.id { unreflectedWhenLost[stanzaID] = id }
+        for (stanzaID, message) in awaitingReflection where !message.ids.isEmpty {
+            unreflectedWhenLost[stanzaID] = message.ids
         }
+        // The session keeps what was batched and not sent, and sends it again when it is up.
+        batch = []
+        batchBytes = 0
+        batchStartedAt = nil
         awaitingReflection = [:]
         throttled = []
         heldWhileOffline = []
@@ -373,11 +389,43 @@ struct XMPPRoomLinkStateMachine {
 
     // MARK: Sending
 
-    /// The session sends `message`.
+    /// The session sends `message`. Operations for the room wait up to `batchDelay` to
+    /// travel with others in one message when every occupant is a Canvas node.
     mutating func send(_ message: OutgoingMessage, now: Duration, facts: Facts) -> [Action] {
         var actions: [Action] = []
+        if message.kind == .operations, message.destination == .room, room.isJoined, !isMixed {
+            if batchBytes + message.body.utf8.count + 1 > Self.maxMessageBytes { flushBatch(now: now, facts: facts, into: &actions) }
+            batch.append(message)
+            batchBytes += message.body.utf8.count + 1
+            if batchStartedAt == nil { batchStartedAt = now }
+            return actions
+        }
+        // Sync messages and repairs need no order with operations (the CRDT does not).
         send(message, now: now, facts: facts, into: &actions)
         return actions
+    }
+
+    /// Whether some occupant is not a Canvas node (a peer of the original app, say): then
+    /// operations travel one a body, which it reads (PROTOCOL.md §14).
+    var isMixed: Bool {
+        room.occupants.values.contains { $0.nickname != room.nickname && !Self.isCanvas($0) }
+    }
+
+    /// Sends the batched operations as one message (one alone goes as it came).
+    private mutating func flushBatch(now: Duration, facts: Facts, into actions: inout [Action]) {
+        guard !batch.isEmpty else { return }
+        let messages = batch
+        batch = []
+        batchBytes = 0
+        batchStartedAt = nil
+        if messages.count == 1 {
+            send(messages[0], now: now, facts: facts, into: &actions)
+            return
+        }
+        let combined = OutgoingMessage(
+            body: messages.map(\.body).joined(separator: "\n"), kind: .operations, id: nil, destination: .room,
+            batchedIDs: messages.flatMap(\.ids))
+        send(combined, now: now, facts: facts, into: &actions)
     }
 
     /// Sends `message`; `inTurn`: it comes from `waitingForWindow`, whose first it was.
@@ -416,7 +464,7 @@ struct XMPPRoomLinkStateMachine {
             if message.kind != .operations || message.destination != .room {
                 stanza.children.append(.element(XMLElement(name: "no-store", namespace: Self.hintsNamespace)))
             }
-            if message.id != nil { awaitingReflection[stanzaID] = message }
+            if !message.ids.isEmpty { awaitingReflection[stanzaID] = message }
         case .peer(let peer):
             stanza = room.privateMessage(Self.content(of: message), to: peer.rawValue, stanzaID: stanzaID)
             stanza.children.append(.element(XMLElement(name: "no-store", namespace: Self.hintsNamespace)))
@@ -526,7 +574,7 @@ struct XMPPRoomLinkStateMachine {
         guard isActive else { return }  // the gateway relays; the LAN brings it here
         if message.isOwn, message.source == .live {
             if let stanzaID = message.stanzaID {
-                if let id = awaitingReflection.removeValue(forKey: stanzaID)?.id {
+                for id in awaitingReflection.removeValue(forKey: stanzaID)?.ids ?? [] {
                     actions.append(.session(.accepted(id, via: Self.transportID)))
                 }
                 if unreflected.removeValue(forKey: stanzaID) != nil {
@@ -537,20 +585,33 @@ struct XMPPRoomLinkStateMachine {
             return
         }
         if message.isOwn, message.source != .live, let stanzaID = message.stanzaID,
-            let id = unreflectedWhenLost.removeValue(forKey: stanzaID)
+            let ids = unreflectedWhenLost.removeValue(forKey: stanzaID)
         {
             // Sent before the room was lost, and the room has it: not to be sent again.
-            actions.append(.session(.accepted(id, via: Self.transportID)))
+            for id in ids { actions.append(.session(.accepted(id, via: Self.transportID))) }
         }
         let sender = PeerID(message.fromNickname ?? "")
-        let bytes = Array(message.content.text.utf8)
         let carriage = Self.carriage(of: message.content)
+        // A payload may hold several messages, one a line (a batch of operations).
+        let lines: [[UInt8]] =
+            if case .payload(let text) = message.content, text.contains("\n") {
+                text.split(separator: "\n").map { Array($0.utf8) }
+            } else {
+                [Array(message.content.text.utf8)]
+            }
         guard message.source == .live, transportUp else {
             // The archive, the history, or the room before the session knows it: operations only.
-            actions.append(.session(.recorded(bytes, from: sender, via: Self.transportID, carriage: carriage)))
+            for bytes in lines {
+                actions.append(.session(.recorded(bytes, from: sender, via: Self.transportID, carriage: carriage)))
+            }
             return
         }
-        actions.append(.session(.received(bytes, from: sender, via: Self.transportID, carriage: carriage)))
+        if lines.count == 1 {
+            actions.append(.session(.received(lines[0], from: sender, via: Self.transportID, carriage: carriage)))
+        } else {
+            actions.append(
+                .session(.receivedAll(lines.map { ($0, sender) }, via: Self.transportID, carriage: carriage)))
+        }
     }
 
     private mutating func rejected(
@@ -605,7 +666,8 @@ struct XMPPRoomLinkStateMachine {
 /// A protocol message on its way to the room: its body, what it carries, the session's
 /// send id (for local operations) and where it goes.
 struct OutgoingMessage: Hashable {
-    /// The protocol message, the stanza's `<body>`.
+    /// The protocol message, the stanza's `<body>` (or, batched, several protocol
+    /// messages, one a line, in the Canvas payload element).
     var body: String
     /// What the message carries: it decides whether the room archives it.
     var kind: MessageKind
@@ -614,4 +676,11 @@ struct OutgoingMessage: Hashable {
     var id: SendID?
     /// The whole room or one member.
     var destination: Destination
+    /// Operations of several sends in one message for a room of Canvas nodes only
+    /// (PROTOCOL.md §14.10): it travels in the payload element, archived, and carries the
+    /// ids of every send in it.
+    var batchedIDs: [SendID] = []
+
+    /// The ids reported `.accepted` when the room reflects the message.
+    var ids: [SendID] { (id.map { [$0] } ?? []) + batchedIDs }
 }

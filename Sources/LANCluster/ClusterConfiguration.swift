@@ -45,6 +45,12 @@ public struct ClusterConfiguration: Hashable, Sendable {
     /// datagrams at once, NACKs multicast to everyone would otherwise cause more loss than
     /// they repair. Anti-entropy is the backstop.
     public var maxNacksPerSecond = 200
+    /// At most this many repaired fragments per second from the whole cluster: each
+    /// member takes its share (this divided by the members, at least 20), with a burst of
+    /// one second's worth. An overloaded cluster, whose members all lose datagrams, must
+    /// not multiply its traffic with repairs, which every member receives. Requests past
+    /// the budget are asked again later; anti-entropy is the backstop.
+    public var maxRepairsPerSecond = 800
 
     /// The defaults, for `room`.
     public init(room: String) {
@@ -75,6 +81,8 @@ public struct ClusterConfiguration: Hashable, Sendable {
             nackRetryMaximum >= nackRetryInterval,
             "nackRetryMaximum \(nackRetryMaximum); expected at least nackRetryInterval (\(nackRetryInterval))")
         try require(nackAttempts >= 1, "nackAttempts \(nackAttempts); expected 1 or more")
+        try require(maxNacksPerSecond >= 1, "maxNacksPerSecond \(maxNacksPerSecond); expected 1 or more")
+        try require(maxRepairsPerSecond >= 1, "maxRepairsPerSecond \(maxRepairsPerSecond); expected 1 or more")
         try require(
             repairSuppressionWindow >= .zero,
             "repairSuppressionWindow \(repairSuppressionWindow); expected zero or more")

@@ -39,6 +39,9 @@ public struct ClusterCounters: Hashable, Sendable {
     public var repairsSent = 0
     /// Requests for fragments this node re-sent within the repair suppression window.
     public var repairsSuppressed = 0
+    /// Requested fragments not re-sent because the repair budget (`maxRepairsPerSecond`)
+    /// was spent.
+    public var repairsThrottled = 0
     /// Requested fragments no longer (or never) in this node's retransmission buffer.
     public var repairsUnavailable = 0
     /// Partly received payloads dropped (timed out, over the buffer limit, or with

@@ -60,9 +60,10 @@ public struct ClusterNode: Sendable {
     private var membership: Membership
     private var election = GatewayElection()
     private var nextBeacon: Duration?
-    /// NACK datagrams this node may still send now (a token bucket of `maxNacksPerSecond`).
-    private var nackBudget = 0.0
-    private var nackBudgetUpdated: Duration = .zero
+    /// NACK datagrams this node may still send (`maxNacksPerSecond`).
+    private var nackBudget: TokenBucket
+    /// Repairs this node may still send (`maxRepairsPerSecond`).
+    private var repairBudget: TokenBucket
     private var announcedTick: Duration?
     /// Since when the driver has not been reading the socket, if it paused.
     private var listeningPausedAt: Duration?
@@ -89,6 +90,8 @@ public struct ClusterNode: Sendable {
             selfID: nodeID, defaultBeaconInterval: configuration.beaconInterval,
             missedBeaconsBeforeLeaving: configuration.missedBeaconsBeforeLeaving)
         random = JitterRandom(incarnation: incarnation, nodeID: nodeID)
+        nackBudget = TokenBucket(perSecond: configuration.maxNacksPerSecond)
+        repairBudget = TokenBucket(perSecond: configuration.maxRepairsPerSecond)
         let fragments = (configuration.maxPayloadBytes + chunkCapacity - 1) / chunkCapacity
         guard fragments <= Int(UInt16.max) else {
             throw ClusterError(
@@ -331,9 +334,18 @@ public struct ClusterNode: Sendable {
                     })
                 return []
             }
+            // A budget for repairs: under overload many members lose datagrams at once, and
+            // repairs multicast to everyone would cause more loss than they mend. Every
+            // member receives every repair, so the cluster as a whole keeps to the budget.
+            repairBudget.perSecond = max(
+                Double(Self.minimumRepairsPerSecond),
+                Double(configuration.maxRepairsPerSecond) / Double(membership.members.count + 1))
+            let allowed = repairBudget.take(upTo: Int(clamping: nack.missing.reduce(UInt64(0)) { total, range in
+                total &+ (range.upperBound - range.lowerBound) &+ 1 }), now: now)
             let plan = outbound.repairs(
-                for: nack.missing, now: now, suppressionWindow: configuration.repairSuppressionWindow)
+                for: nack.missing, now: now, suppressionWindow: configuration.repairSuppressionWindow, limit: allowed)
             counters.repairsSuppressed += plan.suppressed
+            counters.repairsThrottled = counters.repairsThrottled.saturatingAdd(plan.throttled)
             counters.repairsUnavailable = counters.repairsUnavailable.saturatingAdd(plan.unavailable)
             counters.repairsSent += plan.fragments.count
             return plan.fragments.map { emit(.data($0)) }
@@ -406,22 +418,16 @@ public struct ClusterNode: Sendable {
         for ranges: [ClosedRange<UInt64>], of sender: SenderKey, now: Duration
     ) -> [ClusterAction] {
         guard !ranges.isEmpty else { return [] }
-        let rate = Double(max(configuration.maxNacksPerSecond, 1))
-        let elapsed = Double((now - nackBudgetUpdated).components.attoseconds) * 1e-18
-            + Double((now - nackBudgetUpdated).components.seconds)
-        nackBudget = min(rate, nackBudget + max(elapsed, 0) * rate)
-        nackBudgetUpdated = now
         let room =
             configuration.maxDatagramBytes - headerBytes - Datagram.nackOverhead - sender.nodeID.utf8.count - tagBytes
         let perDatagram = min(room / Datagram.nackRangeSize, Int(UInt16.max))
         var actions: [ClusterAction] = []
         var start = 0
         while start < ranges.count {
-            guard nackBudget >= 1 else {
+            guard nackBudget.take(upTo: 1, now: now) == 1 else {
                 counters.nacksSuppressed += 1
                 break
             }
-            nackBudget -= 1
             let end = min(start + perDatagram, ranges.count)
             let nack = Nack(
                 target: sender.nodeID, targetIncarnation: sender.incarnation, missing: Array(ranges[start..<end]))
@@ -482,6 +488,9 @@ public struct ClusterNode: Sendable {
             }
         }
     }
+
+    /// The least repair budget of one node, however large the cluster.
+    static let minimumRepairsPerSecond = 20
 
     /// Appends a tick request when the next deadline differs from the one last requested.
     private mutating func finish(_ actions: [ClusterAction], now: Duration) -> [ClusterAction] {

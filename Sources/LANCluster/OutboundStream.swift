@@ -15,6 +15,9 @@ struct OutboundStream: Sendable {
         var suppressed = 0
         /// Requested fragments not in the buffer.
         var unavailable = 0
+        /// Requested fragments over the repair budget: not sent now (asked again later, or
+        /// recovered by anti-entropy).
+        var throttled = 0
     }
 
     /// The sequence number of the next datagram.
@@ -58,8 +61,11 @@ struct OutboundStream: Sendable {
         return fragments
     }
 
-    /// The repairs for a request of `ranges`; records them against the suppression window.
-    mutating func repairs(for ranges: [ClosedRange<UInt64>], now: Duration, suppressionWindow: Duration) -> RepairPlan {
+    /// The repairs for a request of `ranges`, at most `limit` fragments; records them
+    /// against the suppression window.
+    mutating func repairs(
+        for ranges: [ClosedRange<UInt64>], now: Duration, suppressionWindow: Duration, limit: Int = .max
+    ) -> RepairPlan {
         var plan = RepairPlan()
         for range in ranges {
             let total = Int(clamping: range.upperBound - range.lowerBound).saturatingAdd(1)
@@ -77,6 +83,8 @@ struct OutboundStream: Sendable {
             for sequence in low...high {
                 if let last = retained[sequence]!.lastRepaired, now - last < suppressionWindow {
                     plan.suppressed += 1
+                } else if plan.fragments.count >= limit {
+                    plan.throttled += 1
                 } else {
                     retained[sequence]!.lastRepaired = now
                     plan.fragments.append(retained[sequence]!.fragment)

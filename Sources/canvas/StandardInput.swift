@@ -9,9 +9,10 @@ import Logging
 /// line that is neither is reported on standard error and as an `input_error` event, and
 /// changes nothing.
 ///
-/// The lines that arrive together (one read of the input) are performed together: the
-/// operations of consecutive message lines as one edit, made durable with one write of
-/// the store (group commit), so that a fast writer costs one fsync per read, not per line.
+/// The lines that arrive together (one read of the input, reads at most every 3 ms) are
+/// performed together: the operations of consecutive message lines as one edit, made
+/// durable with one write of the store (group commit), so that a busy writer costs one
+/// fsync per read, not per line.
 enum StandardInput {
     /// Reads standard input on a thread of its own (reads block) and performs its lines
     /// in `room`, in order, until the input ends or the node stops.
@@ -69,6 +70,9 @@ enum StandardInput {
                 }
                 pending += buffer[start..<count]
                 if !lines.isEmpty { send(lines) }
+                // A writer slower than us: let its next lines gather, so that they are
+                // performed (and made durable) together.
+                if count < buffer.count { usleep(3000) }
             }
             if !pending.isEmpty { send([pending]) }
             continuation.finish()

@@ -495,6 +495,35 @@ struct XMPPRoomLinkStateMachineTests {
         #expect(inputs(try link.feed(H.presence("dave"))) == ["joined dave"])
     }
 
+    /// In a room of Canvas nodes only, operations wait up to `batchDelay` and travel
+    /// together in one archived payload message, accepted together on its reflection; a
+    /// received batch reaches the session as one burst. Once a peer of the original app is
+    /// in the room, operations go one a body again.
+    @Test func operationsTravelInBatchesAmongCanvasNodesOnly() throws {
+        var link = try H()
+        _ = link.online()
+        _ = try link.feed(H.discoInfo(archive: false))
+        let caps = XMPPRoomLinkStateMachine.capabilities.presenceElement.rendered(defaultNamespace: "jabber:client")
+        let canvas = { (nick: String) in H.presence(nick).replacingOccurrences(of: "</presence>", with: caps + "</presence>") }
+        _ = try link.feed(canvas("alice") + H.ownPresence())
+        _ = try link.feed(H.subject)
+        #expect(!link.machine.isMixed)
+        #expect(sent(link.send("{\"op\":1}", id: 1)) == [])
+        #expect(sent(link.send("{\"op\":2}", id: 2)) == [])
+        #expect(!link.isSettled, "a batch waits")
+        #expect(sent(link.tick(at: .milliseconds(99))) == [])
+        let flushed = sent(link.tick(at: .milliseconds(100)))
+        #expect(flushed == ["<message to='\(H.room)' type='groupchat' id='node-b-1'><canvas xmlns='urn:x-canvas:1'>{\"op\":1}\n{\"op\":2}</canvas><origin-id xmlns='urn:xmpp:sid:0' id='node-b-1'/></message>"])
+        let reflection = "<message from='\(H.room)/bob' type='groupchat' id='node-b-1'><canvas xmlns='urn:x-canvas:1'>x\ny</canvas></message>"
+        #expect(inputs(try link.feed(reflection)) == ["accepted 1", "accepted 2"])
+        let theirs = "<message from='\(H.room)/alice' type='groupchat' id='a-9'><canvas xmlns='urn:x-canvas:1'>{\"a\":1}\n{\"a\":2}</canvas></message>"
+        #expect(inputs(try link.feed(theirs)) == ["received 2 messages"])
+        // A peer of the original app joins: bodies again, at once.
+        _ = try link.feed(H.presence("ipad"))
+        #expect(link.machine.isMixed)
+        #expect(sent(link.send("{\"op\":3}", id: 3)) == [H.ours(2, "{\"op\":3}")])
+    }
+
     /// What arrives in the payload reaches the session like a body (sync messages of nodes
     /// of the previous version, in bodies, still do too).
     @Test func payloadsAndBodiesBothReachTheSession() throws {

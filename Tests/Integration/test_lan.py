@@ -16,7 +16,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from canvasnode import Node, multicast_interface, seeded_random, view_as_the_original_app_knows_it, wait_converged  # noqa: E402
-from test_xmpp import CANVAS, Prosody, start_original_app  # noqa: E402
+from test_xmpp import CANVAS, HARNESS, Prosody, start_original_app  # noqa: E402
 
 
 def setUpModule():
@@ -239,6 +239,27 @@ class LANGateway(unittest.TestCase):
                 if node.process and node.process.poll() is None:
                     node.kill()
             server.stop()
+
+
+class EndToEndBenchmark(unittest.TestCase):
+    """`canvas bench 1000-user --e2e` in a small form: real nodes in two LAN groups bridged
+    by a Prosody room the benchmark starts, authors drawing through standard input. CI
+    asserts that every node ends with every point (the benchmark's own check) and that
+    latency was measured on both paths; the figures are docs/benchmarks.md's."""
+
+    def test_a_small_end_to_end_run_converges(self):
+        work = tempfile.mkdtemp(prefix="canvas-e2e-")
+        result = subprocess.run(
+            [CANVAS, "bench", "1000-user", "--e2e", "--nodes", "6", "--groups", "2", "--authors", "100",
+             "--seconds", "8", "--settle", "30", "--harness", HARNESS, "--work", work, "--json"],
+            capture_output=True, text=True, timeout=240)
+        self.assertEqual(result.returncode, 0, f"the benchmark failed:\n{result.stdout}\n{result.stderr[-3000:]}")
+        run = json.loads(result.stdout.strip().splitlines()[-1])["runs"][0]
+        self.assertTrue(run["converged"], run)
+        self.assertEqual(run["points"], 100 * 15 * 8)
+        self.assertEqual(run["fell_behind"], [])
+        self.assertGreater(run["same_lan"]["count"], 0)
+        self.assertGreater(run["across_xmpp"]["count"], 0)
 
 
 if __name__ == "__main__":

@@ -152,6 +152,28 @@ private func fragment(_ sequence: UInt64, index: UInt16 = 0, count: UInt16 = 1, 
         let plan = stream.repairs(for: [1...10], now: .zero, suppressionWindow: .zero)
         #expect(plan.fragments.map(\.dataSequence) == [8, 9, 10])
     }
+
+    /// Past the repair budget the rest of a request is not re-sent (nor marked as repaired:
+    /// a later request gets it).
+    @Test func repairsStopAtTheirLimit() {
+        var stream = OutboundStream()
+        _ = stream.fragments(
+            of: Array(repeating: 0, count: 1000), chunkCapacity: 100, fragmentLimit: 100, byteLimit: 1 << 20)
+        let first = stream.repairs(for: [1...10], now: .zero, suppressionWindow: .seconds(1), limit: 4)
+        #expect(first.fragments.map(\.dataSequence) == [1, 2, 3, 4])
+        #expect(first.throttled == 6)
+        let second = stream.repairs(for: [1...10], now: .milliseconds(1), suppressionWindow: .seconds(1), limit: 100)
+        #expect(second.fragments.map(\.dataSequence) == [5, 6, 7, 8, 9, 10])
+        #expect(second.suppressed == 4)
+    }
+
+    @Test func aBucketGrantsItsRateAndSavesAtMostOneSecond() {
+        var bucket = TokenBucket(perSecond: 100)
+        #expect(bucket.take(upTo: 10, now: .zero) == 0)
+        #expect(bucket.take(upTo: 1000, now: .milliseconds(500)) == 50)
+        #expect(bucket.take(upTo: 1000, now: .seconds(60)) == 100)
+        #expect(bucket.take(upTo: 1, now: .seconds(60)) == 0)
+    }
 }
 
 @Suite struct ClusterRepairTests {
