@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Line charts as SVG text, for benchmark figures a reader takes in at a glance: panels side
 /// by side, each with its axes, ticks, and one line with dots per series.
 public enum SVGPlot {
@@ -23,13 +29,19 @@ public enum SVGPlot {
         public var series: [Series]
         /// A horizontal line marking a target (e.g. 250 ms), with its label.
         public var target: (y: Double, label: String)?
+        /// A logarithmic y axis (decades), for values that span orders of magnitude.
+        public var logarithmic: Bool
 
-        public init(title: String, xLabel: String, yLabel: String, series: [Series], target: (y: Double, label: String)? = nil) {
+        public init(
+            title: String, xLabel: String, yLabel: String, series: [Series], target: (y: Double, label: String)? = nil,
+            logarithmic: Bool = false
+        ) {
             self.title = title
             self.xLabel = xLabel
             self.yLabel = yLabel
             self.series = series
             self.target = target
+            self.logarithmic = logarithmic
         }
     }
 
@@ -74,12 +86,19 @@ public enum SVGPlot {
     private static func draw(_ panel: Panel, at left: Double) -> String {
         let all = panel.series.flatMap(\.points)
         let xTicks = ticks(upTo: all.map(\.x).max() ?? 1)
-        let yTicks = ticks(upTo: max(all.map(\.y).max() ?? 1, panel.target?.y ?? 0))
-        let xMax = xTicks.last!, yMax = yTicks.last!
+        let ys = all.map(\.y) + (panel.target.map { [$0.y] } ?? [])
+        let yTicks = panel.logarithmic ? decades(covering: ys) : ticks(upTo: ys.max() ?? 1)
+        let xMax = xTicks.last!
         let plotLeft = left + margin.left, plotRight = left + panelWidth - margin.right
         let plotTop = margin.top, plotBottom = panelHeight - margin.bottom
         func x(_ value: Double) -> Double { plotLeft + (plotRight - plotLeft) * value / xMax }
-        func y(_ value: Double) -> Double { plotBottom - (plotBottom - plotTop) * value / yMax }
+        func y(_ value: Double) -> Double {
+            if panel.logarithmic {
+                let low = log10(yTicks.first!), high = log10(yTicks.last!)
+                return plotBottom - (plotBottom - plotTop) * (log10(max(value, yTicks.first!)) - low) / (high - low)
+            }
+            return plotBottom - (plotBottom - plotTop) * value / yTicks.last!
+        }
         var svg = "<g>\n"
         svg += "<text x=\"\(format((plotLeft + plotRight) / 2))\" y=\"18\" text-anchor=\"middle\" font-size=\"13\" font-weight=\"bold\">\(escape(panel.title))</text>\n"
         for tick in yTicks {
@@ -111,6 +130,19 @@ public enum SVGPlot {
             svg += "<text x=\"\(format(plotLeft + 22))\" y=\"\(format(legendY + 1))\">\(escape(series.name))</text>\n"
         }
         return svg + "</g>\n"
+    }
+
+    /// Powers of ten covering the positive `values` (at least two).
+    static func decades(covering values: [Double]) -> [Double] {
+        let positive = values.filter { $0 > 0 }
+        guard let low = positive.min(), let high = positive.max() else { return [1, 10] }
+        var decade = pow(10, (log10(low)).rounded(.down))
+        var result = [decade]
+        while decade < high || result.count < 2 {
+            decade *= 10
+            result.append(decade)
+        }
+        return result
     }
 
     static func label(_ value: Double) -> String {

@@ -10,14 +10,14 @@ enum EndToEndPlot {
                 points: results.compactMap { result in value(result).map { (Double(result.run.load.authors), $0) } })
         }
         let latency = SVGPlot.Panel(
-            title: "draw → apply at the other nodes", xLabel: "authors drawing 15 points/s", yLabel: "milliseconds",
+            title: "draw → apply at the other nodes", xLabel: "authors drawing 15 points/s", yLabel: "milliseconds (log scale)",
             series: [
                 series("same LAN p50", "#4a90d9", { $0.sameLAN.median.map { $0 * 1e3 } }),
                 series("same LAN p99", "#1f4e8c", { $0.sameLAN.p99.map { $0 * 1e3 } }),
                 series("across XMPP p50", "#e3a33b", { $0.acrossXMPP.median.map { $0 * 1e3 } }),
                 series("across XMPP p99", "#a8611a", { $0.acrossXMPP.p99.map { $0 * 1e3 } }),
             ].filter { !$0.points.isEmpty },
-            target: (250, "250 ms (same-LAN p99 target)"))
+            target: (250, "250 ms (same-LAN p99 target)"), logarithmic: true)
         let cpu = SVGPlot.Panel(
             title: "CPU per point received", xLabel: "authors drawing 15 points/s", yLabel: "µs of CPU per point",
             series: [series("all nodes", "#3a9a5b", { $0.cpuPerPointMicroseconds })], target: (1, "1 µs target"))

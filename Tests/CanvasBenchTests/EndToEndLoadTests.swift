@@ -68,5 +68,6 @@ import Testing
         #expect(svg.components(separatedBy: "<polyline").count - 1 == 4)
         #expect(svg.contains("a &lt;caption&gt;"))
         #expect(SVGPlot.ticks(upTo: 240) == [0, 50, 100, 150, 200, 250])
+        #expect(SVGPlot.decades(covering: [3.2, 250, 74_000]) == [1, 10, 100, 1000, 10_000, 100_000])
     }
 }
