@@ -95,6 +95,50 @@ import Testing
             seed: announcedSeed())
     }
 
+    /// An overloaded cluster: 20 nodes send 1,000 datagrams in one second and every node
+    /// loses 30 % of what arrives (full socket buffers everywhere). Repairs, which every
+    /// member receives, stay within the cluster's budget (`maxRepairsPerSecond`) instead of
+    /// multiplying the traffic, and the cluster still catches up after the burst.
+    @Test func anOverloadedClusterKeepsItsRepairsWithinBudgetAndCatchesUp() throws {
+        var generator = SplitMix64(seed: announcedSeed())
+        let count = 20
+        let configuration = ClusterConfiguration(room: "sketch")
+        let nodes = try (0..<count).map {
+            try ClusterNode(configuration: configuration, nodeID: "node-\($0)", incarnation: generator.next(), key: nil)
+        }
+        var lan = SimulatedLAN(nodes: nodes, faults: .init(), seed: generator.next())
+        for index in 0..<count { lan.start(index) }
+        lan.run(for: .seconds(4))
+        lan.faults.loss = 0.3
+        let start = lan.now
+        var sent: [[UInt8]] = []
+        for number in 0..<1000 {
+            lan.run(until: start + .milliseconds(number))
+            let payload = Array("\(number % count)/\(number):".utf8) + generator.bytes(200)
+            sent.append(payload)
+            try lan.send(payload, from: number % count)
+        }
+        lan.run(until: start + .seconds(2))
+        let repairsInTwoSeconds = lan.nodes.map(\.counters.repairsSent).reduce(0, +)
+        // The budget's rate for two seconds plus one second's worth saved up.
+        #expect(repairsInTwoSeconds <= configuration.maxRepairsPerSecond * 3, "\(repairsInTwoSeconds) repairs")
+        #expect(lan.nodes.map(\.counters.repairsThrottled).reduce(0, +) > 0, "the budget was reached")
+        // The load over, losses stop: the cluster catches up within the retries.
+        lan.faults.loss = 0
+        let expected = (0..<count).map { index in sent.filter { !$0.starts(with: Array("\(index)/".utf8)) } }
+        while lan.now < start + .seconds(40), lan.deliveries.indices.contains(where: { lan.deliveries[$0].count < expected[$0].count }) {
+            lan.run(for: .milliseconds(500))
+        }
+        for index in 0..<count {
+            #expect(Set(lan.deliveries[index].map(\.payload)) == Set(expected[index]), "node \(index)")
+        }
+        let totals = lan.nodes.map(\.counters)
+        print(
+            "overload: every payload everywhere \(lan.now - start) after the burst; "
+                + "\(totals.map(\.repairsSent).reduce(0, +)) repairs (\(repairsInTwoSeconds) in the first 2 s), "
+                + "\(totals.map(\.repairsThrottled).reduce(0, +)) throttled, \(totals.map(\.nacksSent).reduce(0, +)) NACKs")
+    }
+
     /// An attacker on the LAN replays every datagram it captured and forges others: nothing
     /// is delivered twice, nothing forged is delivered, and both are counted.
     @Test func replayedAndSpoofedDatagramsAreRejected() throws {

@@ -75,9 +75,7 @@ public final class ClusterDriver: Sendable {
         self.view = view
         let output: ClusterEventOutput = handler.map { .handler($0) } ?? .sequence(made.source)
         let engine = NIOLoopBoundBox.makeBoxSendingValue(
-            ClusterEngine(
-                node: node, eventLoop: eventLoop, logger: logger, view: view, events: output,
-                readCoalescing: socket.readCoalescing),
+            ClusterEngine(node: node, eventLoop: eventLoop, logger: logger, view: view, events: output),
             eventLoop: eventLoop)
         self.engine = engine
         resumer.onResume { [eventLoop] in eventLoop.execute { engine.value.resumeReading() } }

@@ -47,16 +47,11 @@ final class ClusterEngine {
     private var deliveries: [ClusterDelivery] = []
     /// Whether a read of the socket is under way (between `receive` and `readComplete`).
     private var reading = false
-    /// The pause between reads (`ClusterSocketConfiguration.readCoalescing`), and whether
-    /// reading is paused for it now.
-    private let readCoalescing: TimeAmount?
-    private var coalescing = false
 
     init(
         node: ClusterNode, eventLoop: any EventLoop, logger: Logger, view: NIOLockedValueBox<ClusterView>,
-        events: ClusterEventOutput, readCoalescing: Duration? = nil
+        events: ClusterEventOutput
     ) {
-        self.readCoalescing = readCoalescing.flatMap { $0 > .zero ? TimeAmount($0) : nil }
         self.node = node
         self.eventLoop = eventLoop
         self.logger = logger
@@ -84,27 +79,13 @@ final class ClusterEngine {
         perform(node.receive(bytes: bytes, now: now))
     }
 
-    /// The read of the socket ended: its deliveries go to the consumer as one event, and
-    /// the next read waits `readCoalescing`.
+    /// The read of the socket ended: its deliveries go to the consumer as one event.
     func readComplete() {
         reading = false
         handDeliveries()
         if consumerBehind {
             consumerBehind = false
             pauseReading()
-        }
-        coalesceReads()
-    }
-
-    /// Stops reading for `readCoalescing`, so that what arrives meanwhile is read together.
-    private func coalesceReads() {
-        guard let delay = readCoalescing, !coalescing, !readingPaused, let channel else { return }
-        coalescing = true
-        try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: false)
-        eventLoop.assumeIsolated().scheduleTask(in: delay) { [self] in
-            coalescing = false
-            guard !readingPaused, let channel = self.channel else { return }
-            try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: true)
         }
     }
 
@@ -216,7 +197,7 @@ final class ClusterEngine {
         guard readingPaused else { return }
         readingPaused = false
         guard let channel else { return }
-        if !coalescing { try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: true) }
+        try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: true)
         logger.debug("LAN cluster reading resumed")
         perform(node.resumeListening(now: now))
     }

@@ -15,11 +15,6 @@ public struct ClusterSocketConfiguration: Sendable, Hashable {
     /// Where joining the group fails (the interface lacks multicast), send to the
     /// interface's subnet broadcast address instead, receiving on all addresses of the port.
     public var broadcastFallback: Bool
-    /// After a read of the socket, how long the driver waits before reading again (nil or
-    /// zero: at once). Datagrams that arrive meanwhile wait in the kernel's buffer and are
-    /// read together, handled as one burst: under load a node wakes a few hundred times a
-    /// second, not once per datagram, at the price of this much latency.
-    public var readCoalescing: Duration? = .milliseconds(3)
     /// False skips joining the group, as on a LAN without multicast: tests use it to
     /// exercise the broadcast fallback.
     var joinsGroup = true

@@ -44,8 +44,8 @@ struct ClusterTransport: Sendable {
             // Up to `vectorReadCount` datagrams per system call (recvmmsg), each its own
             // slice of the receive buffer.
             .channelOption(.datagramVectorReadMessageCount, value: Self.vectorReadCount)
-            // With reads spaced by `readCoalescing`, one read takes all that arrived meanwhile.
-            .channelOption(.maxMessagesPerRead, value: 32)
+            // A burst is taken in one wake-up (8 reads of 8 datagrams).
+            .channelOption(.maxMessagesPerRead, value: 8)
             .channelOption(
                 .recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Datagram.maximumSize * Self.vectorReadCount))
             // Bursts from dozens of members (the kernel caps it at net.core.rmem_max).
