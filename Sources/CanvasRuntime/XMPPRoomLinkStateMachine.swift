@@ -463,6 +463,9 @@ struct XMPPRoomLinkStateMachine {
             unreflected[stanzaID] = now
             if message.kind != .operations || message.destination != .room {
                 stanza.children.append(.element(XMLElement(name: "no-store", namespace: Self.hintsNamespace)))
+            } else if case .payload = Self.content(of: message) {
+                // A batch has no body: servers archive body-less messages only when asked.
+                stanza.children.append(.element(XMLElement(name: "store", namespace: Self.hintsNamespace)))
             }
             if !message.ids.isEmpty { awaitingReflection[stanzaID] = message }
         case .peer(let peer):

@@ -513,7 +513,7 @@ struct XMPPRoomLinkStateMachineTests {
         #expect(!link.isSettled, "a batch waits")
         #expect(sent(link.tick(at: .milliseconds(99))) == [])
         let flushed = sent(link.tick(at: .milliseconds(100)))
-        #expect(flushed == ["<message to='\(H.room)' type='groupchat' id='node-b-1'><canvas xmlns='urn:x-canvas:1'>{\"op\":1}\n{\"op\":2}</canvas><origin-id xmlns='urn:xmpp:sid:0' id='node-b-1'/></message>"])
+        #expect(flushed == ["<message to='\(H.room)' type='groupchat' id='node-b-1'><canvas xmlns='urn:x-canvas:1'>{\"op\":1}\n{\"op\":2}</canvas><origin-id xmlns='urn:xmpp:sid:0' id='node-b-1'/><store xmlns='urn:xmpp:hints'/></message>"])
         let reflection = "<message from='\(H.room)/bob' type='groupchat' id='node-b-1'><canvas xmlns='urn:x-canvas:1'>x\ny</canvas></message>"
         #expect(inputs(try link.feed(reflection)) == ["accepted 1", "accepted 2"])
         let theirs = "<message from='\(H.room)/alice' type='groupchat' id='a-9'><canvas xmlns='urn:x-canvas:1'>{\"a\":1}\n{\"a\":2}</canvas></message>"
