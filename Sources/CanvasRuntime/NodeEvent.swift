@@ -51,6 +51,9 @@ public enum NodeEvent: Sendable, Hashable {
     case gateway(room: String, node: String?)
     /// The LAN cluster's counters, at shutdown.
     case lanStats(room: String, counters: ClusterCounters)
+    /// What a node's XMPP link to a room sent and received (messages and the bytes of their
+    /// bodies or payloads; our own reflections not counted), when it leaves the room.
+    case xmppStats(room: String, messagesSent: Int, bytesSent: Int, messagesReceived: Int, bytesReceived: Int)
     /// An operation on a traced stroke (`NodeConfiguration.traceStrokePrefix`) was applied:
     /// the stroke, the index of its first point (0 for an ADD, the offset of an APPEND, -1
     /// for an erase), how many points, who sent it (nil: drawn here) and when, on the
@@ -85,6 +88,7 @@ public enum NodeEvent: Sendable, Hashable {
         case .gateway: "gateway"
         case .lanStats: "lan_stats"
         case .traced: "traced"
+        case .xmppStats: "xmpp_stats"
         }
     }
 
@@ -92,7 +96,7 @@ public enum NodeEvent: Sendable, Hashable {
     public static let names: Set<String> = [
         "started", "stopped", "state", "applied", "member_joined", "member_left", "drawing", "sync_started",
         "sync_finished", "rejected", "error", "exported", "online", "offline", "joined", "join_retry", "caught_up", "left",
-        "nickname", "xmpp_relay", "lan_started", "gateway", "lan_stats", "traced",
+        "nickname", "xmpp_relay", "lan_started", "gateway", "lan_stats", "traced", "xmpp_stats",
     ]
 
     /// The room the event is about (nil for the node's own events).
@@ -104,7 +108,7 @@ public enum NodeEvent: Sendable, Hashable {
             .syncFinished(let room, _, _), .rejected(let room, _, _, _), .error(let room, _), .exported(let room, _),
             .joined(let room, _, _), .joinRetry(let room, _), .caughtUp(let room, _, _), .left(let room, _, _),
             .nickname(let room, _, _), .xmppRelay(let room, _), .lanStarted(let room, _), .gateway(let room, _),
-            .lanStats(let room, _), .traced(let room, _, _, _, _, _):
+            .lanStats(let room, _), .traced(let room, _, _, _, _, _), .xmppStats(let room, _, _, _, _):
             room
         }
     }
@@ -164,6 +168,9 @@ public enum NodeEvent: Sendable, Hashable {
                 .field("payloads_delivered", counters.payloadsDelivered).field("nacks_sent", counters.nacksSent)
                 .field("repairs_sent", counters.repairsSent).field("repairs_throttled", counters.repairsThrottled)
                 .field("losses_given_up", counters.lossesGivenUp)
+        case .xmppStats(let room, let messagesSent, let bytesSent, let messagesReceived, let bytesReceived):
+            line = line.field("room", room).field("messages_sent", messagesSent).field("bytes_sent", bytesSent)
+                .field("messages_received", messagesReceived).field("bytes_received", bytesReceived)
         case .traced(let room, let stroke, let offset, let points, let author, let nanoseconds):
             line = line.field("room", room).field("stroke", stroke).field("offset", offset).field("points", points)
                 .field("author", author).field("t_ns", Int(truncatingIfNeeded: nanoseconds))

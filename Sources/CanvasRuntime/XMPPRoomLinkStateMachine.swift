@@ -138,6 +138,8 @@ struct XMPPRoomLinkStateMachine {
     /// Whether the session knows the room is there (once per join, while active).
     private(set) var transportUp = false
 
+    /// Messages (and their text's bytes) sent to and received from the room, for `xmppStats`.
+    private var messagesSent = 0, bytesSent = 0, messagesReceived = 0, bytesReceived = 0
     /// Sends carrying local operations that wait for their reflection, by stanza id.
     private var awaitingReflection: [String: OutgoingMessage] = [:]
     /// Those still unreflected when the room was lost, by stanza id: the room may have
@@ -325,6 +327,11 @@ struct XMPPRoomLinkStateMachine {
         }
         saveArchivePosition(into: &actions)
         saveUnconfirmed(now: now, force: true, facts: facts, into: &actions)
+        actions.append(
+            .event(
+                .xmppStats(
+                    room: roomName, messagesSent: messagesSent, bytesSent: bytesSent, messagesReceived: messagesReceived,
+                    bytesReceived: bytesReceived)))
         return actions
     }
 
@@ -472,6 +479,8 @@ struct XMPPRoomLinkStateMachine {
             stanza = room.privateMessage(Self.content(of: message), to: peer.rawValue, stanzaID: stanzaID)
             stanza.children.append(.element(XMLElement(name: "no-store", namespace: Self.hintsNamespace)))
         }
+        messagesSent += 1
+        bytesSent += message.body.utf8.count
         actions.append(.send(stanza))
     }
 
@@ -595,6 +604,8 @@ struct XMPPRoomLinkStateMachine {
         }
         let sender = PeerID(message.fromNickname ?? "")
         let carriage = Self.carriage(of: message.content)
+        messagesReceived += 1
+        bytesReceived += message.content.text.utf8.count
         // A payload may hold several messages, one a line (a batch of operations).
         let lines: [[UInt8]] =
             if case .payload(let text) = message.content, text.contains("\n") {

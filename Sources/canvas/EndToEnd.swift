@@ -31,6 +31,7 @@ struct EndToEndRun {
         /// Seconds after the load's end when it held every point (nil: never).
         var convergedAfter: Double?
         var lanStats: [String: Int]
+        var xmppStats: [String: Int]
     }
 
     /// What one run measured.
@@ -56,6 +57,8 @@ struct EndToEndRun {
         func lanPerPoint(_ key: String) -> Double {
             Double(nodes.reduce(0) { $0 + ($1.lanStats[key] ?? 0) }) / Double(max(1, totalPoints))
         }
+        /// What all nodes sent into the XMPP room, in total.
+        func xmppTotal(_ key: String) -> Int { nodes.reduce(0) { $0 + ($1.xmppStats[key] ?? 0) } }
     }
 
     func run() throws -> Result {
@@ -87,7 +90,7 @@ struct EndToEndRun {
             let name = "n\(group)-\(index / groups)"
             var arguments = [
                 "--room", room, "--lan", "--lan-group", lanGroups[group].0, "--lan-port", String(lanGroups[group].1),
-                "--events-only", "started,state,traced,member_joined,member_left,gateway,joined,lan_stats,error",
+                "--events-only", "started,state,traced,member_joined,member_left,gateway,joined,lan_stats,xmpp_stats,error",
                 "--trace-strokes", AuthorLoad.tracedPrefix, "--log-level", "warning",
             ]
             arguments += durable ? ["--store", work.appendingPathComponent("store-\(name)").path] : ["--memory"]
@@ -191,7 +194,7 @@ struct EndToEndRun {
                     name: node.name, group: node.group, cpuSeconds: cpuAfter[index] - cpuBefore[index],
                     pointsReceived: load.totalPoints - own, converged: reachedAt[index] != nil,
                     convergedAfter: reachedAt[index].map { $0 > loadEnd ? Double($0 - loadEnd) / 1e9 : 0 },
-                    lanStats: node.facts.lanStats))
+                    lanStats: node.facts.lanStats, xmppStats: node.facts.xmppStats))
         }
         let convergedAfter = agreed ? figures.compactMap(\.convergedAfter).max() : nil
         return Result(

@@ -72,6 +72,14 @@ extension Bench.Users {
                 format: "LAN: %.3f datagrams and %.1f bytes sent per point drawn (all nodes), %.3f NACKs, %.3f repairs",
                 result.lanPerPoint("datagrams_sent"), result.lanPerPoint("bytes_sent"), result.lanPerPoint("nacks_sent"),
                 result.lanPerPoint("repairs_sent")))
+        if run.withServer {
+            let messages = result.xmppTotal("messages_sent")
+            lines.append(
+                String(
+                    format: "XMPP: %d messages into the room (%.1f a second of load), %.1f bytes of message text per point drawn",
+                    messages, Double(messages) / max(result.loadSeconds, 1),
+                    Double(result.xmppTotal("bytes_sent")) / Double(max(1, result.totalPoints))))
+        }
         if let serverCPU = result.serverCPUSeconds {
             lines.append(String(format: "XMPP server CPU: %.2f s", serverCPU))
         }
@@ -99,7 +107,8 @@ extension Bench.Users {
             "across_xmpp": distribution(result.acrossXMPP), "cpu_us_per_point": result.cpuPerPointMicroseconds,
             "lan_datagrams_per_point": result.lanPerPoint("datagrams_sent"), "lan_bytes_per_point": result.lanPerPoint("bytes_sent"),
             "lan_nacks_per_point": result.lanPerPoint("nacks_sent"), "lan_repairs_per_point": result.lanPerPoint("repairs_sent"),
-            "fell_behind": result.fellBehind, "generator_lag_max_s": result.generatorLagMax,
+            "fell_behind": result.fellBehind, "xmpp_messages_sent": result.xmppTotal("messages_sent"),
+            "xmpp_bytes_sent": result.xmppTotal("bytes_sent"), "generator_lag_max_s": result.generatorLagMax,
             "load_average_1m": result.loadAverage,
             "node_cpu_s": result.nodes.map(\.cpuSeconds),
         ]

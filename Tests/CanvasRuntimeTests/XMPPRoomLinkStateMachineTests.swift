@@ -522,6 +522,11 @@ struct XMPPRoomLinkStateMachineTests {
         _ = try link.feed(H.presence("ipad"))
         #expect(link.machine.isMixed)
         #expect(sent(link.send("{\"op\":3}", id: 3)) == [H.ours(2, "{\"op\":3}")])
+        // Leaving reports what went through the room: two messages out (the batch, the
+        // body), one in (alice's batch; our reflection is not counted).
+        let facts = link.facts
+        let stats = events(link.machine.leave(now: .seconds(1), facts: facts)).filter { $0.contains("xmpp_stats") }
+        #expect(stats == [#"{"event":"xmpp_stats","room":"room@muc.example.org","messages_sent":2,"bytes_sent":25,"messages_received":1,"bytes_received":15}"#])
     }
 
     /// What arrives in the payload reaches the session like a body (sync messages of nodes
