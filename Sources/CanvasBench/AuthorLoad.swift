@@ -17,14 +17,20 @@ import Darwin
 /// `t…`, the others `a…`, so that nodes report when they apply the traced ones
 /// (`canvas join --trace-strokes t`).
 public struct AuthorLoad: Sendable {
+    /// How many people draw at once.
     public var authors: Int
+    /// Points each author draws a second (one APPEND of them a second).
     public var pointsPerSecond: Int
+    /// How long the load lasts.
     public var seconds: Int
+    /// How long a stroke lasts before its author starts the next.
     public var strokeSeconds: Int
     /// One author in this many is traced (1: all of them).
     public var tracedEvery: Int
+    /// Seeds the paths, colours and phases.
     public var seed: UInt64
 
+    /// A load of `authors` drawing `pointsPerSecond` for `seconds`.
     public init(authors: Int, pointsPerSecond: Int = 15, seconds: Int, strokeSeconds: Int = 4, tracedEvery: Int = 20, seed: UInt64 = 1) {
         self.authors = authors
         self.pointsPerSecond = pointsPerSecond
@@ -41,6 +47,7 @@ public struct AuthorLoad: Sendable {
     public struct Emit: Sendable {
         /// Seconds after the load's start.
         public var time: Double
+        /// Which author draws it (author `a` draws through node `a % nodes`).
         public var author: Int
         /// The operation, encoded (one protocol message, no newline).
         public var line: [UInt8]
@@ -52,9 +59,12 @@ public struct AuthorLoad: Sendable {
 
     /// An operation whose application nodes report: its stroke and first point's index.
     public struct TracedOperation: Sendable, Hashable {
+        /// The stroke's identifier.
         public var stroke: String
+        /// The index of the operation's first point (0 for the ADD).
         public var offset: Int
 
+        /// The operation at `offset` of `stroke`.
         public init(stroke: String, offset: Int) {
             self.stroke = stroke
             self.offset = offset

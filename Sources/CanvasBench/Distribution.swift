@@ -4,10 +4,12 @@ public struct Distribution: Sendable {
     /// The values, ascending.
     public let sorted: [Double]
 
+    /// The distribution of `values`, in any order.
     public init(_ values: [Double]) {
         sorted = values.sorted()
     }
 
+    /// How many values were measured.
     public var count: Int { sorted.count }
 
     /// The smallest value with at least `fraction` of the values at or below it (nearest
@@ -18,8 +20,11 @@ public struct Distribution: Sendable {
         return sorted[Swift.min(Swift.max(rank, 1), sorted.count) - 1]
     }
 
+    /// The median (nil without values).
     public var median: Double? { percentile(0.5) }
+    /// The 99th percentile (nil without values).
     public var p99: Double? { percentile(0.99) }
+    /// The largest value (nil without values).
     public var max: Double? { sorted.last }
 
     /// The fraction of values at or below `value`.

@@ -9,11 +9,14 @@ import Darwin
 public enum SVGPlot {
     /// One line of a panel.
     public struct Series: Sendable {
+        /// The legend's text.
         public var name: String
         /// An SVG colour.
         public var colour: String
+        /// The values, in any order (the line joins them by x).
         public var points: [(x: Double, y: Double)]
 
+        /// A series named `name`, drawn in `colour`.
         public init(name: String, colour: String, points: [(x: Double, y: Double)]) {
             self.name = name
             self.colour = colour
@@ -23,15 +26,18 @@ public enum SVGPlot {
 
     /// One chart.
     public struct Panel: Sendable {
+        /// The text above the chart, and the axes' labels.
         public var title: String
         public var xLabel: String
         public var yLabel: String
+        /// The lines.
         public var series: [Series]
         /// A horizontal line marking a target (e.g. 250 ms), with its label.
         public var target: (y: Double, label: String)?
         /// A logarithmic y axis (decades), for values that span orders of magnitude.
         public var logarithmic: Bool
 
+        /// A chart of `series`.
         public init(
             title: String, xLabel: String, yLabel: String, series: [Series], target: (y: Double, label: String)? = nil,
             logarithmic: Bool = false

@@ -140,11 +140,6 @@ final class EventSubscribers: Sendable {
         return NodeEvents(stream: stream, subscriber: subscriber)
     }
 
-    /// Whether anyone wants events named `name`: an event nobody wants need not be built.
-    func anyoneWants(_ name: String) -> Bool {
-        state.withLock { $0.subscribers.values.contains { $0.names?.contains(name) ?? true } }
-    }
-
     /// Hands `event` to every subscriber that wants it.
     func publish(_ event: NodeEvent) {
         let subscribers = state.withLock { Array($0.subscribers.values) }

@@ -189,9 +189,9 @@ final class RoomReplica {
                 while end < applied.count, applied[end].author == author { end += 1 }
                 var points = 0
                 for operation in applied[start..<end] { points += operation.effect.changedPoints?.count ?? 0 }
-                let name = author.map { "\($0.transport)/\($0.peer)" }
-                emit(.applied(room: self.name, operations: end - start, points: points, author: name))
-                if let tracePrefix { trace(applied[start..<end], prefix: tracePrefix, author: name) }
+                let authorName = author.map { "\($0.transport)/\($0.peer)" }
+                emit(.applied(room: name, operations: end - start, points: points, author: authorName))
+                if let tracePrefix { trace(applied[start..<end], prefix: tracePrefix, author: authorName) }
                 start = end
             }
         case .memberJoined(let peer, let transport):

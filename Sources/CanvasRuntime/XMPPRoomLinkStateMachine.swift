@@ -108,7 +108,7 @@ struct XMPPRoomLinkStateMachine {
     /// Where a message travels: operations and MEGA in the body, the rest (and batches of
     /// operations) in the payload.
     static func content(of message: OutgoingMessage) -> MUCMessageContent {
-        if !message.batchedIDs.isEmpty || message.body.contains("\n") { return .payload(message.body) }
+        if message.isBatch { return .payload(message.body) }
         switch message.kind {
         case .operations, .legacyState: return .body(message.body)
         case .sync, .repair: return .payload(message.body)
@@ -431,7 +431,7 @@ struct XMPPRoomLinkStateMachine {
         }
         let combined = OutgoingMessage(
             body: messages.map(\.body).joined(separator: "\n"), kind: .operations, id: nil, destination: .room,
-            batchedIDs: messages.flatMap(\.ids))
+            isBatch: true, batchedIDs: messages.flatMap(\.ids))
         send(combined, now: now, facts: facts, into: &actions)
     }
 
@@ -691,8 +691,9 @@ struct OutgoingMessage: Hashable {
     /// The whole room or one member.
     var destination: Destination
     /// Operations of several sends in one message for a room of Canvas nodes only
-    /// (PROTOCOL.md §14.10): it travels in the payload element, archived, and carries the
-    /// ids of every send in it.
+    /// (PROTOCOL.md §14.10): it travels in the payload element, archived.
+    var isBatch = false
+    /// The ids of the sends in a batch that carried local operations.
     var batchedIDs: [SendID] = []
 
     /// The ids reported `.accepted` when the room reflects the message.

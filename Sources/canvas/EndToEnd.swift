@@ -136,6 +136,7 @@ struct EndToEndRun {
         var lagMax = 0.0
         var nextReport = 1.0
         var written = 0
+        var drawnAt = Array(repeating: 0, count: nodes)  // points each node drew
         for emit in emits {
             let due = start + UInt64(emit.time * 1e9)
             let now = MonotonicTime.nanoseconds()
@@ -146,10 +147,11 @@ struct EndToEndRun {
             if at > due { lagMax = max(lagMax, Double(at - due) / 1e9) }
             if let traced = emit.traced { sent[traced] = (at, node) }
             written += emit.points
+            drawnAt[node] += emit.points
             if progress, emit.time >= nextReport {
                 let points = nodeList.map { $0.facts.points }
                 say(String(format: "  %3.0f s: %d points drawn; nodes hold %d…%d", emit.time, written, points.min() ?? 0, points.max() ?? 0))
-                nextReport += progress ? 5 : 1e9
+                nextReport += 5
             }
         }
         let loadEnd = MonotonicTime.nanoseconds()
@@ -188,11 +190,10 @@ struct EndToEndRun {
         }
         var figures: [NodeFigures] = []
         for (index, node) in nodeList.enumerated() {
-            let own = emits.filter { $0.author % nodes == index }.reduce(0) { $0 + $1.points }
             figures.append(
                 NodeFigures(
                     name: node.name, group: node.group, cpuSeconds: cpuAfter[index] - cpuBefore[index],
-                    pointsReceived: load.totalPoints - own, converged: reachedAt[index] != nil,
+                    pointsReceived: load.totalPoints - drawnAt[index], converged: reachedAt[index] != nil,
                     convergedAfter: reachedAt[index].map { $0 > loadEnd ? Double($0 - loadEnd) / 1e9 : 0 },
                     lanStats: node.facts.lanStats, xmppStats: node.facts.xmppStats))
         }

@@ -73,6 +73,11 @@ struct Join: AsyncParsableCommand {
             "Write only these events (comma-separated names, e.g. state,gateway; implies --events).", valueName: "NAMES"))
     var eventsOnly: String?
 
+    /// The event names `--events-only` lists (nil: all events, when `--events` is given).
+    private var eventNames: Set<String>? {
+        eventsOnly.map { Set($0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }) }
+    }
+
     @Option(
         help: ArgumentHelp(
             "Report the operations on strokes whose identifier starts with PREFIX as `traced` events, with the time they were applied (for latency measurements).",
@@ -130,9 +135,8 @@ struct Join: AsyncParsableCommand {
         if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("--log-level \(logLevel) is not one of trace, debug, info, notice, warning, error, critical")
         }
-        if let eventsOnly {
-            let names = eventsOnly.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
-            if let unknown = names.first(where: { !NodeEvent.names.contains($0) }) {
+        if let names = eventNames {
+            if let unknown = names.sorted().first(where: { !NodeEvent.names.contains($0) }) {
                 throw ValidationError(
                     "--events-only: no event is named \"\(unknown)\"; known: \(NodeEvent.names.sorted().joined(separator: ", "))")
             }
@@ -199,7 +203,7 @@ struct Join: AsyncParsableCommand {
         configuration.traceStrokePrefix = traceStrokes
         if let exportInterval { configuration.exportInterval = .milliseconds(Int(exportInterval * 1000)) }
         let node = Node(configuration: configuration, logger: logger)
-        let wanted = eventsOnly.map { Set($0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }) }
+        let wanted = eventNames
         let output = events || wanted != nil ? EventOutput(logger: logger) : nil
         // Subscribed before the node starts, so that `started` is the first line.
         let printer = output.map { output in

@@ -23,6 +23,7 @@ struct JoinCommandTests {
         #expect(try refusal(base + ["--port", "70000"]).contains("--port 70000"))
         #expect(try refusal(base + ["--log-level", "loud"]).contains("--log-level loud"))
         #expect(try refusal(base + ["--export-interval", "0"]).contains("--export-interval"))
+        #expect(try refusal(base + ["--events-only", "state,statte"]).contains(#"no event is named "statte""#))
         #expect(
             try refusal(base + ["--ca-file", "/tmp/ca.pem", "--insecure-skip-tls-verify"]).contains("contradict"))
     }

@@ -1,8 +1,11 @@
 /// A payload for the room from the member `from` (a node id); each arrives once.
 public struct ClusterDelivery: Sendable, Hashable {
+    /// The payload, as the member sent it.
     public var payload: [UInt8]
+    /// The member's node id.
     public var from: String
 
+    /// `payload` from member `from`.
     public init(payload: [UInt8], from: String) {
         self.payload = payload
         self.from = from
