@@ -7,11 +7,15 @@ enum MessagePacking {
     static let minimumMessageBytes = 512
 
     /// The wire messages for `operations`: one per operation, an APPEND too large for
-    /// the limit split into APPENDs of consecutive offsets.
-    static func messages(for operations: [Operation], maxBytes: Int) -> [[UInt8]] {
+    /// the limit split into APPENDs of consecutive offsets. `compact`: in the compact binary
+    /// form (`CompactOperationCoding`) rather than JSON.
+    static func messages(for operations: [Operation], maxBytes: Int, compact: Bool = false) -> [[UInt8]] {
+        func encode(_ operation: Operation) -> [UInt8] {
+            compact ? CompactOperationCoding.encode(operation) : MessageEncoder.encode(operation)
+        }
         var result: [[UInt8]] = []
         for operation in operations {
-            let bytes = MessageEncoder.encode(operation)
+            let bytes = encode(operation)
             guard bytes.count > maxBytes, case .append(let id, let points, let offset) = operation, points.count > 1 else {
                 result.append(bytes)
                 continue
@@ -22,7 +26,7 @@ enum MessagePacking {
             var start = 0
             while start < points.count {
                 let end = min(points.count, start + chunk)
-                let message = MessageEncoder.encode(.append(id, points: Array(points[start..<end]), offset: base + start))
+                let message = encode(.append(id, points: Array(points[start..<end]), offset: base + start))
                 if message.count > maxBytes, end - start > 1 {
                     chunk = max(1, (end - start) / 2)
                     continue

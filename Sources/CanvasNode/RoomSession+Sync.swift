@@ -206,7 +206,9 @@ extension RoomSession {
     }
 
     private mutating func sendRepair(_ operations: [Operation], to destination: Destination, via id: TransportID, _ actions: inout [SessionAction]) {
-        for message in MessagePacking.messages(for: operations, maxBytes: transports[id]!.maxMessageBytes) {
+        let messages = MessagePacking.messages(
+            for: operations, maxBytes: transports[id]!.maxMessageBytes, compact: transports[id]!.compactOperations)
+        for message in messages {
             statistics.repairMessages += 1
             statistics.repairBytes += message.count
             actions.append(.send(message, kind: .repair, to: destination, via: id, id: nil))

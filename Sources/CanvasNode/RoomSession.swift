@@ -105,6 +105,8 @@ public struct RoomSession: Sendable {
             guard transports[id]?.members.contains(peer) == true else { break }
             transports[id]!.announced.insert(peer)
             transports[id]!.legacyDeadlines[peer] = nil
+        case .compactOperations(let compact, let id):
+            transports[id, default: TransportState()].compactOperations = compact
         case .received(let bytes, let peer, let id, let carriage):
             guard transports[id]?.isUp == true else { break }
             received(bytes, from: peer, via: id, carriage: carriage, now: now, &actions)
@@ -219,7 +221,8 @@ public struct RoomSession: Sendable {
             let sendID = SendID(nextSendID)
             nextSendID += 1
             transports[id]!.inFlight[sendID] = [operation]
-            let messages = MessagePacking.messages(for: [outgoing(operation, on: id)], maxBytes: limit)
+            let messages = MessagePacking.messages(
+                for: [outgoing(operation, on: id)], maxBytes: limit, compact: transports[id]!.compactOperations)
             for (index, message) in messages.enumerated() {
                 // A split APPEND is accepted when its last part is.
                 actions.append(.send(message, kind: .operations, to: .room, via: id, id: index == messages.count - 1 ? sendID : nil))
@@ -279,7 +282,9 @@ public struct RoomSession: Sendable {
         actions.append(.event(.applied(applied)))
         for id in transports.keys.sorted() where id != author.transport && transports[id]!.isUp {
             let outgoing = novel.map { self.outgoing($0, on: id) }
-            for message in MessagePacking.messages(for: outgoing, maxBytes: transports[id]!.maxMessageBytes) {
+            let messages = MessagePacking.messages(
+                for: outgoing, maxBytes: transports[id]!.maxMessageBytes, compact: transports[id]!.compactOperations)
+            for message in messages {
                 actions.append(.send(message, kind: .operations, to: .room, via: id, id: nil))
             }
         }
@@ -389,6 +394,8 @@ struct TransportState: Sendable {
     var announcesEarly = false
     /// Whether members may be peers of the original protocol (see `SessionInput.transportUp`).
     var legacyPeers = true
+    /// Whether operations go in their compact binary form (`SessionInput.compactOperations`).
+    var compactOperations = false
     /// Answers to summaries waiting for their random delay, by requesting node.
     var pendingAnswers: [String: PendingAnswer] = [:]
     /// Requester digest roots answered recently: not answered again before the time given.

@@ -50,6 +50,9 @@ public enum SessionInput: Sendable {
     /// A member announced that it speaks the sync extension (an XMPP occupant's
     /// capabilities): it is no peer of the original protocol, whatever it has sent yet.
     case memberSpeaksSync(PeerID, via: TransportID)
+    /// Whether every member of the transport reads operations in their compact binary form
+    /// (`CompactOperationCoding`, PROTOCOL.md §15); until told, operations go as JSON.
+    case compactOperations(Bool, via: TransportID)
     /// One message's bytes from a member, read from where `carriage` says.
     case received([UInt8], from: PeerID, via: TransportID, carriage: Carriage = .canvas)
     /// Messages from members that arrived together (one read of a socket), in order: each

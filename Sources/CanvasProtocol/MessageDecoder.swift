@@ -6,7 +6,8 @@ import CanvasCore
 /// or rejected with a `ProtocolError` naming the field, so a replica never applies half a
 /// message. Unknown fields are ignored; an unknown `type` gives `.unsupported`.
 public enum MessageDecoder {
-    /// Decodes one message from UTF-8 JSON bytes.
+    /// Decodes one message from UTF-8 JSON bytes, or from the compact binary form of an
+    /// operation (`CompactOperationCoding`).
     public static func decode(_ bytes: some Collection<UInt8>) throws(ProtocolError) -> Message {
         let result = bytes.withContiguousStorageIfAvailable { buffer in
             Result { () throws(ProtocolError) in try decode(buffer: buffer) }
@@ -34,6 +35,9 @@ public enum MessageDecoder {
             throw ProtocolError(
                 .limitExceeded, path: "",
                 "message of \(buffer.count) bytes exceeds the limit of \(ProtocolLimits.maxMessageBytes)")
+        }
+        if let first = buffer.first, CompactOperationCoding.isCompact(firstByte: first) {
+            return try CompactOperationCoding.decode(buffer)
         }
         var reader = JSONReader(buffer)
         reader.skipWhitespace()

@@ -19,6 +19,8 @@ public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let invalidValue = Kind("invalid value")
         /// The message exceeds one of `ProtocolLimits`.
         public static let limitExceeded = Kind("limit exceeded")
+        /// A compact binary message (PROTOCOL.md §15) is cut short or breaks its format.
+        public static let malformedCompact = Kind("malformed compact message")
 
         public var description: String { name }
     }

@@ -1,4 +1,5 @@
 import CanvasNode
+import CanvasProtocol
 import LANCluster
 import Logging
 
@@ -20,6 +21,8 @@ final class LANRoomLink: RoomTransport {
     private let logger: Logger
     private let emit: (NodeEvent) -> Void
     private var machine: LANRoomLinkStateMachine
+    /// Messages sent during the session's current step, packed at `flush()`.
+    private var pending: [[UInt8]] = []
 
     init(replica: RoomReplica, driver: ClusterDriver, logger: Logger, emit: @escaping (NodeEvent) -> Void) {
         self.replica = replica
@@ -61,9 +64,24 @@ final class LANRoomLink: RoomTransport {
     }
 
     /// The cluster repairs lost datagrams itself: a send is accepted once handed over.
+    /// While every member reads packed payloads, sends wait for `flush()` (the end of the
+    /// session's step) and go packed, as few payloads as the size limit allows.
     func send(_ bytes: [UInt8], kind: MessageKind, to destination: Destination, id: SendID?) -> SendOutcome {
-        driver.send(payload: bytes)
+        if machine.compactPayloads {
+            pending.append(bytes)
+        } else {
+            driver.send(payload: bytes)
+        }
         return .accepted
+    }
+
+    func flush() {
+        guard !pending.isEmpty else { return }
+        let messages = pending
+        pending = []
+        for payload in PackedPayload.pack(messages, maxBytes: LANRoomLinkStateMachine.maxMessageBytes) {
+            driver.send(payload: payload)
+        }
     }
 
     private var root: String { replica.document.digest.rootHex }

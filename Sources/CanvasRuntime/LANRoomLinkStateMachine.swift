@@ -1,4 +1,5 @@
 import CanvasNode
+import CanvasProtocol
 import LANCluster
 
 /// The decisions of a room's LAN link, as a value (`LANRoomLink` carries them out):
@@ -25,6 +26,9 @@ struct LANRoomLinkStateMachine {
     let nodeID: String
     /// The node the cluster elected as its gateway to XMPP (nil: none).
     private(set) var gateway: String?
+    /// Whether every member reads compact payloads (PROTOCOL.md §15): then the session
+    /// sends operations in binary form and the link packs what it sends in one go.
+    private(set) var compactPayloads = true
     private var hasXMPPSession = false
     private var announcedRoot: String?
 
@@ -42,17 +46,30 @@ struct LANRoomLinkStateMachine {
         // Only nodes like this one speak the cluster's datagrams: no legacy peers here.
         let up = SessionInput.transportUp(
             Self.transportID, maxMessageBytes: Self.maxMessageBytes, members: Set(members.map(PeerID.init)), legacyPeers: false)
-        return [.event(.lanStarted(room: room, transport: transport)), .session(up), announce(root)]
+        return [
+            .event(.lanStarted(room: room, transport: transport)), .session(up),
+            .session(.compactOperations(compactPayloads, via: Self.transportID)), announce(root),
+        ]
     }
 
     /// One event of the cluster.
     mutating func handle(_ event: ClusterEvent) -> [Action] {
         switch event {
         case .delivered(let deliveries):
-            if deliveries.count == 1, let delivery = deliveries.first {
+            if deliveries.count == 1, let delivery = deliveries.first, !PackedPayload.isPacked(delivery.payload) {
                 return [.session(.received(delivery.payload, from: PeerID(delivery.from), via: Self.transportID))]
             }
-            return [.session(.receivedAll(deliveries.map { ($0.payload, PeerID($0.from)) }, via: Self.transportID))]
+            var actions: [Action] = []
+            var messages: [(bytes: [UInt8], from: PeerID)] = []
+            for delivery in deliveries {
+                do {
+                    for message in try PackedPayload.unpack(delivery.payload) { messages.append((message, PeerID(delivery.from))) }
+                } catch {
+                    actions.append(.event(.rejected(room: room, member: delivery.from, via: Self.transportID.rawValue, error: "\(error)")))
+                }
+            }
+            if !messages.isEmpty { actions.append(.session(.receivedAll(messages, via: Self.transportID))) }
+            return actions
         case .memberJoined(let node):
             return [.session(.memberJoined(PeerID(node), via: Self.transportID))]
         case .memberLeft(let node):
@@ -60,6 +77,11 @@ struct LANRoomLinkStateMachine {
         case .gatewayChanged(let node):
             gateway = node
             return [.event(.gateway(room: room, node: node))]
+        case .membersCapabilities(let capabilities):
+            let compact = capabilities.contains(.compactPayloads)
+            guard compact != compactPayloads else { return [] }
+            compactPayloads = compact
+            return [.session(.compactOperations(compact, via: Self.transportID))]
         }
     }
 

@@ -256,6 +256,7 @@ final class NodeLoop {
         handler: @escaping ClusterEventHandler
     ) async throws(NodeError) -> LANRoomLink {
         var cluster = ClusterConfiguration(room: replica.name)
+        cluster.announcedCapabilities = [.compactPayloads]
         cluster.beaconInterval = settings.beaconInterval
         var random = SystemRandomNumberGenerator()
         let driver: ClusterDriver

@@ -10,6 +10,14 @@ protocol RoomTransport: AnyObject {
     /// the message at once, otherwise it reports `.accepted(id)` to the replica later, once
     /// it is sure of delivery. It never calls the replica from inside `send`.
     func send(_ bytes: [UInt8], kind: MessageKind, to destination: Destination, id: SendID?) -> SendOutcome
+    /// The session's step that made the sends is over: a transport that gathers sends to
+    /// pack them sends what it holds now.
+    func flush()
+}
+
+extension RoomTransport {
+    /// A transport that sends each message as it comes (or batches on its own clock).
+    func flush() {}
 }
 
 /// What became of a message handed to a transport.
@@ -121,7 +129,9 @@ final class RoomReplica {
     private func perform(_ actions: [SessionAction]) -> Result<[Operation], any Error> {
         var local: [Operation] = []
         var accepted: [(SendID, TransportID)] = []
+        var sent = false
         defer {
+            if sent { for transport in transports.values { transport.flush() } }
             // Sends the transports took at once, reported after the actions (never from
             // inside a send).
             for (id, transport) in accepted { _ = perform(session.handle(.accepted(id, via: transport), at: clock.now)) }
@@ -149,6 +159,7 @@ final class RoomReplica {
                         metadata: ["room": "\(name)", "error": "\(error)"])
                 }
             case .send(let bytes, let kind, let destination, let transport, let id):
+                sent = true
                 if transports[transport]?.send(bytes, kind: kind, to: destination, id: id) == .accepted, let id {
                     accepted.append((id, transport))
                 }

@@ -12,6 +12,9 @@ public enum ClusterAction: Hashable, Sendable {
     /// The gateway between the LAN and the XMPP room is now this node id (possibly this
     /// node's own), or there is none.
     case gatewayChanged(String?)
+    /// What every other member announced it can do (the intersection of their beacons'
+    /// capabilities; every flag when there are none) changed to this.
+    case membersCapabilities(Capabilities)
     /// Call `tick(now:)` at this time (on the node's clock). It replaces any earlier
     /// request: keep one timer.
     case scheduleTick(at: Duration)

@@ -51,6 +51,9 @@ public struct ClusterConfiguration: Hashable, Sendable {
     /// not multiply its traffic with repairs, which every member receives. Requests past
     /// the budget are asked again later; anti-entropy is the backstop.
     public var maxRepairsPerSecond = 800
+    /// Capabilities this node announces in every beacon, besides `hasXMPPSession` (which
+    /// follows `ClusterNode.setCapabilities`): what the room's protocol lets it read.
+    public var announcedCapabilities: Capabilities = []
 
     /// The defaults, for `room`.
     public init(room: String) {

@@ -50,7 +50,10 @@ public struct ClusterNode: Sendable {
 
     private let key: RoomKey?
     private var phase = Phase.created
-    private var capabilities: Capabilities = []
+    private var capabilities: Capabilities
+    /// What every other member announced it can do (all flags without members), as last
+    /// reported in `.membersCapabilities`.
+    private var membersCapabilities = Capabilities(rawValue: .max)
     private var summary: [UInt8] = []
     private var outbound = OutboundStream()
     private var senders: [SenderKey: SenderState] = [:]
@@ -83,6 +86,7 @@ public struct ClusterNode: Sendable {
             throw ClusterError(.invalidNodeID, "node id of \(nodeID.utf8.count) UTF-8 bytes; expected 1...255")
         }
         self.configuration = configuration
+        capabilities = configuration.announcedCapabilities.subtracting(.hasXMPPSession)
         self.nodeID = nodeID
         self.incarnation = incarnation
         self.key = try key.map { bytes throws(ClusterError) in try RoomKey(bytes) }
@@ -117,7 +121,7 @@ public struct ClusterNode: Sendable {
         guard phase == .created else { return [] }
         phase = .running
         var actions = [sendBeacon(now: now)]
-        actions += reelect()
+        actions += reviewMembers()
         return finish(actions, now: now)
     }
 
@@ -178,13 +182,13 @@ public struct ClusterNode: Sendable {
         guard summary.count <= limit else {
             throw ClusterError(.summaryTooLarge, "summary of \(summary.count) bytes; a beacon has room for \(limit)")
         }
-        let capabilities: Capabilities = hasXMPPSession ? [.hasXMPPSession] : []
+        let capabilities = configuration.announcedCapabilities.union(hasXMPPSession ? [.hasXMPPSession] : [])
         let changed = capabilities != self.capabilities
         self.capabilities = capabilities
         self.summary = summary
         guard phase == .running, changed else { return [] }
         var actions = [sendBeacon(now: now)]
-        actions += reelect()
+        actions += reviewMembers()
         return finish(actions, now: now)
     }
 
@@ -249,7 +253,7 @@ public struct ClusterNode: Sendable {
         if let beacon = nextBeacon, beacon <= now { actions.append(sendBeacon(now: now)) }
         let events = listeningPausedAt == nil ? membership.expire(now: now) : []
         actions += events.compactMap(Self.action(for:))
-        if !events.isEmpty { actions += reelect() }
+        if !events.isEmpty { actions += reviewMembers() }
         for sender in senders.keys.sorted() {
             guard var stream = senders[sender]!.stream else { continue }
             let ranges = stream.dueRequests(now: now, configuration: configuration, random: &random)
@@ -269,13 +273,13 @@ public struct ClusterNode: Sendable {
     private mutating func handle(_ datagram: Datagram, from sender: SenderKey, now: Duration) -> [ClusterAction] {
         if case .leave = datagram.body {
             let events = membership.leave(sender.nodeID, incarnation: sender.incarnation)
-            return events.compactMap(Self.action(for:)) + (events.isEmpty ? [] : reelect())
+            return events.compactMap(Self.action(for:)) + (events.isEmpty ? [] : reviewMembers())
         }
         var beacon: Beacon?
         if case .beacon(let content) = datagram.body { beacon = content }
         let events = membership.heard(from: sender.nodeID, incarnation: sender.incarnation, beacon: beacon, now: now)
         var actions = events.compactMap(Self.action(for:))
-        if !events.isEmpty { actions += reelect() }
+        if !events.isEmpty { actions += reviewMembers() }
         if events.contains(.joined(sender.nodeID)) { hastenBeacon(now: now) }
         if events.contains(.left(sender.nodeID)) {
             // It restarted: its previous run will answer no request.
@@ -456,6 +460,19 @@ public struct ClusterNode: Sendable {
     }
 
     // MARK: - Election and timers
+
+    /// After members joined, left or changed capabilities: the election, and what every
+    /// member can read.
+    private mutating func reviewMembers() -> [ClusterAction] {
+        var actions = reelect()
+        var common = Capabilities(rawValue: .max)
+        for member in membership.members.values { common.formIntersection(member.capabilities) }
+        if common != membersCapabilities {
+            membersCapabilities = common
+            actions.append(.membersCapabilities(common))
+        }
+        return actions
+    }
 
     private mutating func reelect() -> [ClusterAction] {
         let candidates =

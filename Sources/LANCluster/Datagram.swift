@@ -47,6 +47,9 @@ public struct Capabilities: OptionSet, Hashable, Sendable {
 
     /// The node has a working XMPP session to the room, so it can be the gateway.
     public static let hasXMPPSession = Capabilities(rawValue: 1 << 0)
+    /// The node reads compact payloads: several messages in one payload and operations in
+    /// binary form (the room's protocol defines them; PROTOCOL.md §15 for Canvas).
+    public static let compactPayloads = Capabilities(rawValue: 1 << 1)
 }
 
 /// A beacon's content.

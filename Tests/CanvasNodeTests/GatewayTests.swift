@@ -19,6 +19,10 @@ import Testing
         var now = Duration.zero
         var delivered = 0
         var syncEvents: [String: [String]] = [:]
+        /// Whether the LAN's members all read compact operations (PROTOCOL.md §15).
+        var compactLAN = false
+        /// The first byte of every message that carried operations, by transport.
+        var operationFirstBytes: [TransportID: Set<UInt8>] = [:]
 
         mutating func add(_ node: String, to transports: [TransportID]) {
             var configuration = SessionConfiguration(nodeID: node, seed: UInt64(node.utf8.first!))
@@ -31,6 +35,7 @@ import Testing
             let members = Set(up[transport, default: []].map(PeerID.init))
             up[transport, default: []].insert(node)
             input(.transportUp(transport, maxMessageBytes: 1200, members: members), to: node)
+            if transport == GatewayTests.lan, compactLAN { input(.compactOperations(true, via: transport), to: node) }
             for other in up[transport]! where other != node {
                 input(.memberJoined(PeerID(node), via: transport), to: other)
             }
@@ -47,7 +52,8 @@ import Testing
         mutating func input(_ input: SessionInput, to node: String) {
             for action in sessions[node]!.handle(input, at: now) {
                 switch action {
-                case .send(let bytes, _, let destination, let transport, let id):
+                case .send(let bytes, let kind, let destination, let transport, let id):
+                    if kind != .sync, let first = bytes.first { operationFirstBytes[transport, default: []].insert(first) }
                     let targets: [String]
                     switch destination {
                     case .room: targets = up[transport, default: []].filter { $0 != node }.sorted()
@@ -101,8 +107,10 @@ import Testing
         return [.add(StrokeID(id), header), .append(StrokeID(id), points: (1...points).map { Point(x: Double($0), y: 1) }, offset: 1)]
     }
 
-    @Test func operationsCrossTheGatewayOnceAndOfflineWorkArrives() {
+    @Test(arguments: [false, true])
+    func operationsCrossTheGatewayOnceAndOfflineWorkArrives(compactLAN: Bool) {
         var rooms = Rooms()
+        rooms.compactLAN = compactLAN
         rooms.add("a", to: [Self.lan])
         rooms.add("gw", to: [Self.lan, Self.xmpp])
         rooms.add("b", to: [Self.xmpp])
@@ -134,5 +142,8 @@ import Testing
         let exchanges = rooms.syncEvents.values.flatMap { $0 }
         #expect(exchanges.contains("started b") || exchanges.contains("started gw") || exchanges.contains("started c"))
         #expect(exchanges.filter { $0.hasPrefix("started") }.count == exchanges.filter { $0.hasPrefix("finished") }.count)
+        // Compact operations on the LAN only; the XMPP room always gets JSON.
+        #expect(rooms.operationFirstBytes[Self.xmpp] == [UInt8(ascii: "{")])
+        #expect(rooms.operationFirstBytes[Self.lan] == (compactLAN ? [1, 2] : [UInt8(ascii: "{")]))
     }
 }

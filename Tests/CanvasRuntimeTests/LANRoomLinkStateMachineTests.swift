@@ -1,4 +1,5 @@
 import CanvasNode
+import CanvasProtocol
 import LANCluster
 import Testing
 
@@ -16,7 +17,7 @@ import Testing
     @Test func startingBringsTheTransportUpWithoutLegacyPeersAndAnnounces() {
         var machine = Machine(room: "board", nodeID: "me")
         let actions = machine.started(transport: "multicast", members: ["a", "b"], root: "r1")
-        guard actions.count == 3, case .event(.lanStarted("board", "multicast")) = actions[0],
+        guard actions.count == 4, case .event(.lanStarted("board", "multicast")) = actions[0],
             case .session(.transportUp(let id, let size, let members, let legacy)) = actions[1]
         else {
             Issue.record("unexpected actions \(actions)")
@@ -63,5 +64,34 @@ import Testing
         #expect(machine.isGateway)
         _ = machine.handle(.gatewayChanged(nil))
         #expect(machine.gateway == nil && !machine.isGateway)
+    }
+
+    @Test func compactPayloadsOnlyWhileEveryMemberReadsThem() {
+        var machine = Machine(room: "board", nodeID: "me")
+        func compact(_ actions: [Machine.Action]) -> [Bool] {
+            actions.compactMap { if case .session(.compactOperations(let on, _)) = $0 { on } else { nil } }
+        }
+        #expect(compact(machine.started(transport: "multicast", members: [], root: "r")) == [true])
+        #expect(compact(machine.handle(.membersCapabilities([.hasXMPPSession]))) == [false] && !machine.compactPayloads)
+        #expect(compact(machine.handle(.membersCapabilities([]))).isEmpty, "only changes are told")
+        #expect(compact(machine.handle(.membersCapabilities([.compactPayloads]))) == [true] && machine.compactPayloads)
+    }
+
+    @Test func packedPayloadsReachTheSessionAsTheirMessagesAndDamagedOnesAreReported() {
+        var machine = Machine(room: "board", nodeID: "me")
+        let packed = PackedPayload.pack([[1, 1, 0x61], Array("{}".utf8), [4, 1, 0x62]], maxBytes: 1000)
+        #expect(packed.count == 1)
+        let actions = machine.handle(
+            .delivered([ClusterDelivery(payload: packed[0], from: "a"), ClusterDelivery(payload: [0, 9, 1], from: "b"),
+                ClusterDelivery(payload: [4, 1, 0x63], from: "c")]))
+        guard actions.count == 2, case .event(.rejected("board", "b", "lan", let error)) = actions[0],
+            case .session(.receivedAll(let messages, _, .canvas)) = actions[1]
+        else {
+            Issue.record("unexpected actions \(actions)")
+            return
+        }
+        #expect(error.contains("payload[0]"))
+        #expect(messages.map(\.bytes) == [[1, 1, 0x61], Array("{}".utf8), [4, 1, 0x62], [4, 1, 0x63]])
+        #expect(messages.map(\.from.rawValue) == ["a", "a", "a", "c"])
     }
 }

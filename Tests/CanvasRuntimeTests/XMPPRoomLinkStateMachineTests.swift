@@ -187,6 +187,7 @@ func inputs(_ actions: Actions) -> [String] {
         case .receivedAll(let messages, _, _): return "received \(messages.count) messages"
         case .accepted(let id, _): return "accepted \(id.rawValue)"
         case .memberSpeaksSync(let peer, _): return "speaks sync \(peer)"
+        case .compactOperations(let compact, _): return "compact \(compact)"
         case .timer, .local, .action: return "other"
         }
     }

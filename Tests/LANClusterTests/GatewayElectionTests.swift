@@ -71,3 +71,25 @@ import Testing
         for index in lan.nodes.indices where index != 1 { #expect(lan.nodes[index].gateway == "n5") }
     }
 }
+
+/// What every member can read, reported as members come, go and change.
+@Suite struct MembersCapabilitiesTests {
+    static func reported(_ actions: [ClusterAction]) -> [Capabilities] {
+        actions.compactMap { if case .membersCapabilities(let capabilities) = $0 { capabilities } else { nil } }
+    }
+
+    @Test func theIntersectionFollowsTheMembersBeacons() throws {
+        let compact: (inout ClusterConfiguration) -> Void = { $0.announcedCapabilities = [.compactPayloads] }
+        var (me, _) = try startedNode("me", configure: compact)
+        let (_, newer) = try startedNode("newer", configure: compact)
+        var (older, olderStart) = try startedNode("older")
+        let newerBeacon = try #require(newer.datagrams.first)
+        #expect(try Datagram(decoding: newerBeacon).body == .beacon(Beacon(capabilities: [.compactPayloads], intervalMilliseconds: 1000, highestDataSequence: 0, summary: [])))
+        #expect(Self.reported(me.receive(bytes: newerBeacon, now: .milliseconds(10))) == [[.compactPayloads]])
+        #expect(Self.reported(me.receive(bytes: try #require(olderStart.datagrams.first), now: .milliseconds(20))) == [[]])
+        // The XMPP flag of a member does not count against the others'.
+        #expect(Self.reported(try older.setCapabilities(hasXMPPSession: true, summary: [], now: .milliseconds(30))).isEmpty)
+        let leave = try #require(older.stop(now: .milliseconds(40)).datagrams.last)
+        #expect(Self.reported(me.receive(bytes: leave, now: .milliseconds(50))) == [[.compactPayloads]])
+    }
+}

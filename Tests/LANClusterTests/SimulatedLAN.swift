@@ -107,6 +107,8 @@ struct SimulatedLAN {
                 schedule(.tick(index), at: time)
             case .memberJoined, .memberLeft, .gatewayChanged:
                 reports[index].append(action)
+            case .membersCapabilities:
+                break
             }
         }
     }

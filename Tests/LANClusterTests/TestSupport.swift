@@ -42,7 +42,7 @@ extension [ClusterAction] {
         filter {
             switch $0 {
             case .memberJoined, .memberLeft, .gatewayChanged: true
-            case .multicast, .deliver, .scheduleTick: false
+            case .multicast, .deliver, .scheduleTick, .membersCapabilities: false
             }
         }
     }

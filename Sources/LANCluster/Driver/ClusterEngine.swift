@@ -147,6 +147,9 @@ final class ClusterEngine {
             case .gatewayChanged(let gateway):
                 handDeliveries()
                 hand(.gatewayChanged(gateway))
+            case .membersCapabilities(let capabilities):
+                handDeliveries()
+                hand(.membersCapabilities(capabilities))
             case .scheduleTick(let deadline):
                 schedule(at: deadline)
             }

@@ -24,4 +24,7 @@ public enum ClusterEvent: Sendable, Hashable {
     /// The gateway between the LAN and the XMPP room is now this node id (possibly this
     /// node's own), or there is none.
     case gatewayChanged(String?)
+    /// What every other member announced it can do changed to this (every flag when there
+    /// are no members; a member not yet heard in a beacon counts as announcing nothing).
+    case membersCapabilities(Capabilities)
 }
