@@ -48,14 +48,14 @@ extension RoomSession {
                 sawAnswer(message, toRequesterIn: requesterRoot, via: id, now: now)
                 return
             }
-            receivedBuckets(first: first, hashes: hashes, of: message, from: peer, via: id, &actions)
+            receivedBuckets(first: first, hashes: hashes, of: message, from: peer, via: id, now: now, &actions)
         case .strokes(let cover, let theirs):
             guard message.to == nodeID else { return }
-            receivedStrokes(cover: cover, theirs, of: message, from: peer, via: id, &actions)
+            receivedStrokes(cover: cover, theirs, of: message, from: peer, via: id, now: now, &actions)
         case .want(let theirs):
             guard message.to == nodeID else { return }
             let operations = theirs.flatMap { Self.operations(of: document[$0.id], lackedBy: $0) }
-            sendRepair(operations, to: .room, via: id, &actions)
+            sendRepair(operations, to: .room, via: id, now: now, &actions)
         }
     }
 
@@ -108,7 +108,7 @@ extension RoomSession {
 
     /// An answer to our summary: our summaries of the strokes in the buckets that differ.
     private mutating func receivedBuckets(
-        first: Int, hashes: [UInt64], of message: SyncMessage, from peer: PeerID, via id: TransportID,
+        first: Int, hashes: [UInt64], of message: SyncMessage, from peer: PeerID, via id: TransportID, now: Duration,
         _ actions: inout [SessionAction]
     ) {
         let digest = document.digest
@@ -120,6 +120,7 @@ extension RoomSession {
         }
         let messages = MessagePacking.strokeMessages(
             node: nodeID, root: digest.root, to: message.node, buckets: buckets, maxBytes: transports[id]!.maxMessageBytes)
+        guard spendSyncBudget(messages.reduce(0) { $0 + $1.count }, on: id, now: now) else { return }
         sendSync(messages, to: .peer(peer), via: id, &actions)
         noteSyncing(peer, via: id, &actions)
     }
@@ -127,7 +128,7 @@ extension RoomSession {
     /// A requester's summaries: send it what it lacks, and ask for what we lack.
     private mutating func receivedStrokes(
         cover: [SyncCover], _ theirs: [SyncStrokeSummary], of message: SyncMessage, from peer: PeerID, via id: TransportID,
-        _ actions: inout [SessionAction]
+        now: Duration, _ actions: inout [SessionAction]
     ) {
         var operations: [Operation] = []
         var listed = Set<StrokeID>()
@@ -147,11 +148,12 @@ extension RoomSession {
                 operations.append(contentsOf: stroke.operations)
             }
         }
-        sendRepair(operations, to: .room, via: id, &actions)
+        sendRepair(operations, to: .room, via: id, now: now, &actions)
         guard !wanted.isEmpty else { return }
         let messages = MessagePacking.wantMessages(
             node: nodeID, root: document.digest.root, to: message.node, strokes: wanted,
             maxBytes: transports[id]!.maxMessageBytes)
+        guard spendSyncBudget(messages.reduce(0) { $0 + $1.count }, on: id, now: now) else { return }
         sendSync(messages, to: .peer(peer), via: id, &actions)
         noteSyncing(peer, via: id, &actions)
     }
@@ -173,11 +175,12 @@ extension RoomSession {
     ) {
         let digest = document.digest
         guard root != digest.root, transports[id]!.members.contains(peer) else { return }
+        let messages = MessagePacking.bucketMessages(
+            node: nodeID, root: digest.root, to: node, buckets: digest.buckets, maxBytes: transports[id]!.maxMessageBytes)
+        guard spendSyncBudget(messages.reduce(0) { $0 + $1.count }, on: id, now: now) else { return }
         transports[id]!.answeredRoots = transports[id]!.answeredRoots.filter { $0.value > now }
         transports[id]!.answeredRoots[root] = now + configuration.announceInterval / 2
         statistics.answers += 1
-        let messages = MessagePacking.bucketMessages(
-            node: nodeID, root: digest.root, to: node, buckets: digest.buckets, maxBytes: transports[id]!.maxMessageBytes)
         sendSync(messages, to: .room, via: id, &actions)
     }
 
@@ -205,10 +208,15 @@ extension RoomSession {
         }
     }
 
-    private mutating func sendRepair(_ operations: [Operation], to destination: Destination, via id: TransportID, _ actions: inout [SessionAction]) {
+    /// Sends repairs, as many as the sync budget allows (operations stand alone: the rest
+    /// waits for the next exchange).
+    private mutating func sendRepair(
+        _ operations: [Operation], to destination: Destination, via id: TransportID, now: Duration, _ actions: inout [SessionAction]
+    ) {
         let messages = MessagePacking.messages(
             for: operations, maxBytes: transports[id]!.maxMessageBytes, compact: transports[id]!.compactOperations)
         for message in messages {
+            guard spendSyncBudget(message.count, on: id, now: now) else { return }
             statistics.repairMessages += 1
             statistics.repairBytes += message.count
             actions.append(.send(message, kind: .repair, to: destination, via: id, id: nil))

@@ -28,6 +28,8 @@ public struct RoomSession: Sendable {
     /// worked out again, not at every input.
     private var drawingExpiry: Duration?
     private var drawingEntered = false
+    /// When an operation was last drawn, here or by a member (not repaired).
+    private var lastDrawnAnywhere: Duration?
     private var scheduledTimer: Duration?
 
     /// A session whose replica is rebuilt from persisted operations (empty for a new room).
@@ -123,8 +125,10 @@ public struct RoomSession: Sendable {
         case .timer:
             timer(now: now, &actions)
         case .local(let operations):
+            lastDrawnAnywhere = now
             local(operations, &actions)
         case .action(let action):
+            lastDrawnAnywhere = now
             local(replica.edit(for: action).operations, &actions)
         }
         updateDrawing(now: now, &actions)
@@ -139,6 +143,9 @@ public struct RoomSession: Sendable {
         _ actions: inout [SessionAction]
     ) {
         var state = transports[id] ?? TransportState()
+        if state.syncBudget == nil, let rate = configuration.syncBytesPerSecondWhileDrawing {
+            state.syncBudget = SyncBudget(perSecond: rate, minimumPerSecond: 4 << 10, burst: 32 << 10)
+        }
         state.isUp = true
         state.legacyPeers = legacyPeers
         state.maxMessageBytes = max(maxMessageBytes, MessagePacking.minimumMessageBytes)
@@ -277,6 +284,7 @@ public struct RoomSession: Sendable {
         // Repairs from a member we are exchanging summaries with, and the past, are not drawing.
         if isDrawing, transports[author.transport]?.syncing.contains(author.peer) != true {
             if lastDrawn.updateValue(now, forKey: author) == nil { drawingEntered = true }
+            lastDrawnAnywhere = now
         }
         actions.append(.persistRemote(novel))
         actions.append(.event(.applied(applied)))
@@ -343,6 +351,18 @@ public struct RoomSession: Sendable {
         }
     }
 
+    /// Takes `bytes` of anti-entropy on transport `id` from its budget (always granted
+    /// when nobody drew within `drawingWindow`); a refusal is counted as deferred.
+    mutating func spendSyncBudget(_ bytes: Int, on id: TransportID, now: Duration) -> Bool {
+        let drawing = lastDrawnAnywhere.map { now - $0 < configuration.drawingWindow } ?? false
+        let members = transports[id]!.members.count
+        guard transports[id]!.syncBudget?.spend(bytes, members: members, drawing: drawing, now: now) ?? true else {
+            statistics.deferred += 1
+            return false
+        }
+        return true
+    }
+
     private mutating func updateDrawing(now: Duration, _ actions: inout [SessionAction]) {
         guard drawingEntered || drawingExpiry.map({ now >= $0 }) == true else { return }
         drawingEntered = false
@@ -396,6 +416,8 @@ struct TransportState: Sendable {
     var legacyPeers = true
     /// Whether operations go in their compact binary form (`SessionInput.compactOperations`).
     var compactOperations = false
+    /// What anti-entropy may still send while members draw (nil: no limit).
+    var syncBudget: SyncBudget?
     /// Answers to summaries waiting for their random delay, by requesting node.
     var pendingAnswers: [String: PendingAnswer] = [:]
     /// Requester digest roots answered recently: not answered again before the time given.

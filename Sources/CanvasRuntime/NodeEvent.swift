@@ -1,4 +1,5 @@
 import CanvasCore
+public import CanvasNode
 public import LANCluster
 
 /// Something that happened to a node: what an embedding app observes through
@@ -54,6 +55,8 @@ public enum NodeEvent: Sendable, Hashable {
     /// What a node's XMPP link to a room sent and received (messages and the bytes of their
     /// bodies or payloads; our own reflections not counted), when it leaves the room.
     case xmppStats(room: String, messagesSent: Int, bytesSent: Int, messagesReceived: Int, bytesReceived: Int)
+    /// What the room's session sent for anti-entropy (docs/sync.md), at shutdown.
+    case syncStats(room: String, statistics: SessionStatistics)
     /// An operation on a traced stroke (`NodeConfiguration.traceStrokePrefix`) was applied:
     /// the stroke, the index of its first point (0 for an ADD, the offset of an APPEND, -1
     /// for an erase), how many points, who sent it (nil: drawn here) and when, on the
@@ -89,6 +92,7 @@ public enum NodeEvent: Sendable, Hashable {
         case .lanStats: "lan_stats"
         case .traced: "traced"
         case .xmppStats: "xmpp_stats"
+        case .syncStats: "sync_stats"
         }
     }
 
@@ -97,6 +101,7 @@ public enum NodeEvent: Sendable, Hashable {
         "started", "stopped", "state", "applied", "member_joined", "member_left", "drawing", "sync_started",
         "sync_finished", "rejected", "error", "exported", "online", "offline", "joined", "join_retry", "caught_up", "left",
         "nickname", "xmpp_relay", "lan_started", "gateway", "lan_stats", "traced", "xmpp_stats",
+        "sync_stats",
     ]
 
     /// The room the event is about (nil for the node's own events).
@@ -108,7 +113,7 @@ public enum NodeEvent: Sendable, Hashable {
             .syncFinished(let room, _, _), .rejected(let room, _, _, _), .error(let room, _), .exported(let room, _),
             .joined(let room, _, _), .joinRetry(let room, _), .caughtUp(let room, _, _), .left(let room, _, _),
             .nickname(let room, _, _), .xmppRelay(let room, _), .lanStarted(let room, _), .gateway(let room, _),
-            .lanStats(let room, _), .traced(let room, _, _, _, _, _), .xmppStats(let room, _, _, _, _):
+            .lanStats(let room, _), .traced(let room, _, _, _, _, _), .xmppStats(let room, _, _, _, _), .syncStats(let room, _):
             room
         }
     }
@@ -171,6 +176,11 @@ public enum NodeEvent: Sendable, Hashable {
         case .xmppStats(let room, let messagesSent, let bytesSent, let messagesReceived, let bytesReceived):
             line = line.field("room", room).field("messages_sent", messagesSent).field("bytes_sent", bytesSent)
                 .field("messages_received", messagesReceived).field("bytes_received", bytesReceived)
+        case .syncStats(let room, let statistics):
+            line = line.field("room", room).field("sync_messages", statistics.syncMessages)
+                .field("sync_bytes", statistics.syncBytes).field("answers", statistics.answers)
+                .field("repair_messages", statistics.repairMessages).field("repair_bytes", statistics.repairBytes)
+                .field("deferred", statistics.deferred).field("rejected", statistics.rejected)
         case .traced(let room, let stroke, let offset, let points, let author, let nanoseconds):
             line = line.field("room", room).field("stroke", stroke).field("offset", offset).field("points", points)
                 .field("author", author).field("t_ns", Int(truncatingIfNeeded: nanoseconds))

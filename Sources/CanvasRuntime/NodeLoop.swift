@@ -197,6 +197,7 @@ final class NodeLoop {
             link.reportCounters()
             await link.driver.stop()
         }
+        for replica in replicas { emit(.syncStats(room: replica.name, statistics: replica.session.statistics)) }
     }
 
     // MARK: Setting up

@@ -22,6 +22,7 @@ final class BenchNode: Sendable {
         var joinedXMPP = false
         var lanStats: [String: Int] = [:]
         var xmppStats: [String: Int] = [:]
+        var syncStats: [String: Int] = [:]
         /// Traced operations applied here: (stroke, offset, from another node, time in ns).
         var traced: [(stroke: String, offset: Int, remote: Bool, at: UInt64)] = []
         var stopped = false
@@ -141,10 +142,14 @@ final class BenchNode: Sendable {
                 facts.gateway = object["node"] as? String
             case "joined":
                 facts.joinedXMPP = true
-            case "lan_stats", "xmpp_stats":
+            case "lan_stats", "xmpp_stats", "sync_stats":
                 var numbers: [String: Int] = [:]
                 for (key, value) in object { if let number = value as? Int { numbers[key] = number } }
-                if event == "lan_stats" { facts.lanStats = numbers } else { facts.xmppStats = numbers }
+                switch event {
+                case "lan_stats": facts.lanStats = numbers
+                case "xmpp_stats": facts.xmppStats = numbers
+                default: facts.syncStats = numbers
+                }
             case "error":
                 facts.errors.append(object["message"] as? String ?? "")
             default:

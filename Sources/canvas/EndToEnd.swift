@@ -32,6 +32,7 @@ struct EndToEndRun {
         var convergedAfter: Double?
         var lanStats: [String: Int]
         var xmppStats: [String: Int]
+        var syncStats: [String: Int]
     }
 
     /// What one run measured.
@@ -56,6 +57,10 @@ struct EndToEndRun {
         var fellBehind: [String] { nodes.filter { !$0.converged }.map(\.name) }
         func lanPerPoint(_ key: String) -> Double {
             Double(nodes.reduce(0) { $0 + ($1.lanStats[key] ?? 0) }) / Double(max(1, totalPoints))
+        }
+        /// Anti-entropy's sends (all nodes, all transports) per point drawn.
+        func syncPerPoint(_ key: String) -> Double {
+            Double(nodes.reduce(0) { $0 + ($1.syncStats[key] ?? 0) }) / Double(max(1, totalPoints))
         }
         /// What all nodes sent into the XMPP room, in total.
         func xmppTotal(_ key: String) -> Int { nodes.reduce(0) { $0 + ($1.xmppStats[key] ?? 0) } }
@@ -90,7 +95,7 @@ struct EndToEndRun {
             let name = "n\(group)-\(index / groups)"
             var arguments = [
                 "--room", room, "--lan", "--lan-group", lanGroups[group].0, "--lan-port", String(lanGroups[group].1),
-                "--events-only", "started,state,traced,member_joined,member_left,gateway,joined,lan_stats,xmpp_stats,error",
+                "--events-only", "started,state,traced,member_joined,member_left,gateway,joined,lan_stats,xmpp_stats,sync_stats,error",
                 "--trace-strokes", AuthorLoad.tracedPrefix, "--log-level", "warning",
             ]
             arguments += durable ? ["--store", work.appendingPathComponent("store-\(name)").path] : ["--memory"]
@@ -195,7 +200,8 @@ struct EndToEndRun {
                     name: node.name, group: node.group, cpuSeconds: cpuAfter[index] - cpuBefore[index],
                     pointsReceived: load.totalPoints - drawnAt[index], converged: reachedAt[index] != nil,
                     convergedAfter: reachedAt[index].map { $0 > loadEnd ? Double($0 - loadEnd) / 1e9 : 0 },
-                    lanStats: node.facts.lanStats, xmppStats: node.facts.xmppStats))
+                    lanStats: node.facts.lanStats, xmppStats: node.facts.xmppStats,
+                    syncStats: node.facts.syncStats))
         }
         let convergedAfter = agreed ? figures.compactMap(\.convergedAfter).max() : nil
         return Result(

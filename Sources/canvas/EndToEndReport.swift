@@ -72,6 +72,10 @@ extension Bench.Users {
                 format: "LAN: %.3f datagrams and %.1f bytes sent per point drawn (all nodes), %.3f NACKs, %.3f repairs",
                 result.lanPerPoint("datagrams_sent"), result.lanPerPoint("bytes_sent"), result.lanPerPoint("nacks_sent"),
                 result.lanPerPoint("repairs_sent")))
+        lines.append(
+            String(
+                format: "anti-entropy: %.1f bytes of summaries and %.1f bytes of repaired operations sent per point drawn (all nodes)",
+                result.syncPerPoint("sync_bytes"), result.syncPerPoint("repair_bytes")))
         if run.withServer {
             let messages = result.xmppTotal("messages_sent")
             lines.append(
@@ -107,6 +111,7 @@ extension Bench.Users {
             "across_xmpp": distribution(result.acrossXMPP), "cpu_us_per_point": result.cpuPerPointMicroseconds,
             "lan_datagrams_per_point": result.lanPerPoint("datagrams_sent"), "lan_bytes_per_point": result.lanPerPoint("bytes_sent"),
             "lan_nacks_per_point": result.lanPerPoint("nacks_sent"), "lan_repairs_per_point": result.lanPerPoint("repairs_sent"),
+            "sync_bytes_per_point": result.syncPerPoint("sync_bytes"), "repair_bytes_per_point": result.syncPerPoint("repair_bytes"),
             "fell_behind": result.fellBehind, "xmpp_messages_sent": result.xmppTotal("messages_sent"),
             "xmpp_bytes_sent": result.xmppTotal("bytes_sent"), "generator_lag_max_s": result.generatorLagMax,
             "load_average_1m": result.loadAverage,

@@ -24,9 +24,12 @@ import Testing
         /// The first byte of every message that carried operations, by transport.
         var operationFirstBytes: [TransportID: Set<UInt8>] = [:]
 
-        mutating func add(_ node: String, to transports: [TransportID]) {
+        mutating func add(
+            _ node: String, to transports: [TransportID], configure: (inout SessionConfiguration) -> Void = { _ in }
+        ) {
             var configuration = SessionConfiguration(nodeID: node, seed: UInt64(node.utf8.first!))
             configuration.announceInterval = .seconds(1)
+            configure(&configuration)
             sessions[node] = RoomSession(configuration: configuration)
             for transport in transports { rooms[transport, default: []].append(node) }
         }

@@ -1,4 +1,5 @@
 import CanvasRuntime
+import CanvasNode
 import Foundation
 import LANCluster
 import Testing
@@ -18,6 +19,7 @@ import Testing
         .nickname(room: "r", from: "a", to: "b"), .xmppRelay(room: "r", active: true), .lanStarted(room: "r", transport: "t"),
         .gateway(room: "r", node: nil), .lanStats(room: "r", counters: ClusterCounters()),
         .xmppStats(room: "r", messagesSent: 1, bytesSent: 2, messagesReceived: 3, bytesReceived: 4),
+        .syncStats(room: "r", statistics: SessionStatistics()),
         .traced(room: "r", stroke: "p1", offset: 5, points: 15, author: "lan/n2", monotonicNanoseconds: 1_234_567_890),
     ]
 
