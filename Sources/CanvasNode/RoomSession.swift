@@ -144,7 +144,7 @@ public struct RoomSession: Sendable {
     ) {
         var state = transports[id] ?? TransportState()
         if state.syncBudget == nil, let rate = configuration.syncBytesPerSecondWhileDrawing {
-            state.syncBudget = SyncBudget(perSecond: rate, minimumPerSecond: 4 << 10, burst: 32 << 10)
+            state.syncBudget = SyncBudget(perSecond: rate, minimumPerSecond: 1 << 10, burst: 8 << 10)
         }
         state.isUp = true
         state.legacyPeers = legacyPeers
@@ -305,28 +305,32 @@ public struct RoomSession: Sendable {
     static func coalesced(_ actions: [SessionAction]) -> [SessionAction] {
         var result: [SessionAction] = []
         result.reserveCapacity(actions.count)
+        // Gathered apart and put in place at the end: merging into `result` as they come
+        // copied the growing arrays once per message (quadratic in a burst).
+        var persisted: [Operation] = []
+        var applied: [AppliedOperation] = []
         var persistAt: Int?
         var appliedAt: Int?
         for action in actions {
             switch action {
             case .persistRemote(let operations):
-                if let index = persistAt, case .persistRemote(let earlier) = result[index] {
-                    result[index] = .persistRemote(earlier + operations)
-                } else {
+                if persistAt == nil {
                     persistAt = result.count
                     result.append(action)
                 }
-            case .event(.applied(let applied)):
-                if let index = appliedAt, case .event(.applied(let earlier)) = result[index] {
-                    result[index] = .event(.applied(earlier + applied))
-                } else {
+                persisted.append(contentsOf: operations)
+            case .event(.applied(let operations)):
+                if appliedAt == nil {
                     appliedAt = result.count
                     result.append(action)
                 }
+                applied.append(contentsOf: operations)
             default:
                 result.append(action)
             }
         }
+        if let persistAt { result[persistAt] = .persistRemote(persisted) }
+        if let appliedAt { result[appliedAt] = .event(.applied(applied)) }
         return result
     }
 

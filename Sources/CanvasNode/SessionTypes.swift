@@ -29,10 +29,10 @@ public struct SessionConfiguration: Sendable {
     /// A member counts as drawing for this long after its last novel operation.
     public var drawingWindow: Duration = .seconds(3)
     /// While anyone drew in the last `drawingWindow`, anti-entropy sends at most this many
-    /// bytes a second on each transport, shared by its members (each at least 4 KiB a
-    /// second, with up to 32 KiB saved up); exchanges that do not fit wait for the next
-    /// summary. nil: no limit. See `SyncBudget`.
-    public var syncBytesPerSecondWhileDrawing: Int? = 128 << 10
+    /// bytes a second on each transport, shared by its members (each at least 1 KiB a
+    /// second, with up to 8 KiB saved up: one answer of 256 bucket hashes); exchanges that
+    /// do not fit wait for the next summary. nil: no limit. See `SyncBudget`.
+    public var syncBytesPerSecondWhileDrawing: Int? = 32 << 10
 
     public init(nodeID: String, seed: UInt64) {
         self.nodeID = nodeID

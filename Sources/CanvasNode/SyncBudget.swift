@@ -1,5 +1,5 @@
 /// How many bytes of anti-entropy a node may send on one transport while members draw
-/// (PROTOCOL.md §13.6, docs/sync.md): a token bucket that is bottomless while the room is
+/// (PROTOCOL.md §13.5, docs/sync.md): a token bucket that is bottomless while the room is
 /// quiet.
 ///
 /// While operations stream in, replicas always differ by what is in flight, so every
