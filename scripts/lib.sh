@@ -23,8 +23,10 @@ require_debian_packages() {
     if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
         log "installing missing Debian packages: ${missing[*]}"
         export DEBIAN_FRONTEND=noninteractive
-        apt-get update -q >&2 || die "apt-get update failed"
-        apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 || die "apt-get install ${missing[*]} failed"
+        # Another install under way holds dpkg's lock: wait for it (up to 10 minutes).
+        apt-get -o DPkg::Lock::Timeout=600 update -q >&2 || die "apt-get update failed"
+        apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}" >&2 \
+            || die "apt-get install ${missing[*]} failed"
     else
         die "missing Debian packages: ${missing[*]}; install them with: sudo apt-get install ${missing[*]}"
     fi

@@ -139,6 +139,14 @@ def parse_header(datagram):
     return kind, flags, room, sender, incarnation, sequence, at + 8
 
 
+def carries_append(datagram, sequence_at):
+    """Whether a data datagram's chunk is an APPEND: JSON, compact (tag 2) or a packed
+    payload of several messages (marker 0; PROTOCOL.md §15)."""
+    # sequence u64, then data-seq u64, index u16, count u16, length u16, the chunk.
+    chunk = datagram[sequence_at + 8 + 14:]
+    return b'"type":"APPEND"' in chunk or chunk[:1] in (b"\x02", b"\x00")
+
+
 def forged_stroke(rng, identifier, points):
     """An ADD and an APPEND (protocol messages) drawing a stroke of `points` points."""
     samples = stroke(rng, points)
@@ -353,7 +361,7 @@ class NamespaceLAN(unittest.TestCase):
                 continue
             header = parse_header(datagram)
             if (header and header[0] == KIND_DATA and header[2] == room and header[3] == victim
-                    and b'"type":"APPEND"' in datagram):
+                    and carries_append(datagram, header[6])):
                 captured = datagram
         self.assertIsNotNone(captured, f"the attacker captured no data datagram of {victim}")
         kind, flags, _, _, incarnation, sequence, sequence_end = parse_header(captured)
