@@ -123,8 +123,9 @@ extension Bench {
                 drawing 15 points per second that is.
 
                 With --e2e: starts --nodes `canvas join` processes in --groups LAN groups (each its \
-                own multicast group and port) and, unless --server none, a Prosody server on \
-                loopback (scripts/prosody-harness) with one XMPP room that each group's gateway \
+                own multicast group and port) and, unless --server none, a Prosody (or --server \
+                ejabberd) server on loopback (scripts/prosody-harness, scripts/ejabberd-harness) \
+                with one XMPP room that each group's gateway \
                 joins. --users authors, spread over the nodes, draw --rate points per second each \
                 through the nodes' standard input for --seconds (an APPEND of the last second's \
                 points each second, a new stroke every 4 s, authors out of step). Prints whether \
@@ -156,7 +157,10 @@ extension Bench {
         @Option(help: "With --e2e: seconds to wait after the load for every node to hold every point.")
         var settle = 60.0
 
-        @Option(help: ArgumentHelp("With --e2e: the XMPP server: prosody, or none (one LAN group only).", valueName: "KIND"))
+        @Option(
+            help: ArgumentHelp(
+                "With --e2e: the XMPP server the benchmark starts: prosody, ejabberd, or none (one LAN group only).",
+                valueName: "KIND"))
         var server = "prosody"
 
         @Option(help: ArgumentHelp("With --e2e: author counts to run one after another.", valueName: "N,N,…"))
@@ -171,7 +175,7 @@ extension Bench {
         @Option(help: ArgumentHelp("With --e2e: the canvas executable the nodes run (default: this one).", valueName: "PATH"))
         var canvas: String?
 
-        @Option(help: ArgumentHelp("With --e2e: scripts/prosody-harness (default: found above the working directory).", valueName: "PATH"))
+        @Option(help: ArgumentHelp("With --e2e: the server's harness, scripts/prosody-harness or scripts/ejabberd-harness (default: found above the working directory).", valueName: "PATH"))
         var harness: String?
 
         @Option(help: ArgumentHelp("With --e2e: keep the nodes' stores and logs in this folder.", valueName: "DIR"))
@@ -203,8 +207,8 @@ extension Bench {
             guard rate >= 2, seconds >= 1, settle > 0 else {
                 throw ValidationError("--rate must be at least 2, --seconds at least 1 and --settle positive")
             }
-            guard ["prosody", "none"].contains(server) else {
-                throw ValidationError("--server \(server): expected prosody or none")
+            guard server == "none" || BenchXMPPServer.Kind(rawValue: server) != nil else {
+                throw ValidationError("--server \(server): expected prosody, ejabberd or none")
             }
             if server == "none" && groups > 1 {
                 throw ValidationError("--groups \(groups) needs an XMPP server to bridge them; --server none takes one group")

@@ -1,10 +1,26 @@
 import ArgumentParser
 import Foundation
 
-/// A throwaway XMPP server on loopback for a benchmark, started and stopped with the
-/// repository's harness (`scripts/prosody-harness`, which installs Prosody when missing),
-/// and what a node needs to reach it.
+/// A throwaway XMPP server on loopback for a benchmark, started and stopped with one of the
+/// repository's harnesses (`scripts/prosody-harness`, `scripts/ejabberd-harness`, which
+/// install their server when missing), and what a node needs to reach it.
 struct BenchXMPPServer {
+    /// The servers the harnesses start.
+    enum Kind: String, CaseIterable {
+        case prosody, ejabberd
+
+        /// The harness's path in the repository.
+        var harnessPath: String { "scripts/\(rawValue)-harness" }
+
+        /// The server's name as people write it.
+        var displayName: String {
+            switch self {
+            case .prosody: "Prosody"
+            case .ejabberd: "ejabberd"
+            }
+        }
+    }
+
     let directory: URL
     let harness: URL
     /// The harness's `env` file: XMPP_HOST, XMPP_PORT, XMPP_DOMAIN, MUC_SERVICE, CA_FILE …
@@ -20,7 +36,7 @@ struct BenchXMPPServer {
             settings[String(line[..<equals])] = String(line[line.index(after: equals)...])
                 .trimmingCharacters(in: CharacterSet(charactersIn: "'\""))
         }
-        for key in ["XMPP_HOST", "XMPP_PORT", "XMPP_DOMAIN", "MUC_SERVICE", "CA_FILE", "PROSODY_PID"] where settings[key] == nil {
+        for key in ["XMPP_HOST", "XMPP_PORT", "XMPP_DOMAIN", "MUC_SERVICE", "CA_FILE", "SERVER_PID"] where settings[key] == nil {
             throw ValidationError("the XMPP server's settings (\(directory.path)/env) lack \(key)")
         }
         return BenchXMPPServer(directory: directory, harness: harness, settings: settings)
@@ -37,7 +53,7 @@ struct BenchXMPPServer {
     var caFile: String { settings["CA_FILE"]! }
 
     /// The server's process id, for its CPU time.
-    var pid: Int32? { Int32(settings["PROSODY_PID"]!) }
+    var pid: Int32? { Int32(settings["SERVER_PID"]!) }
 
     /// The account `user` of the harness (alice, bob, carol, dave, erin, mallory) and a
     /// file with its password, written into `folder`.
@@ -50,13 +66,13 @@ struct BenchXMPPServer {
     /// The harness's accounts, in order.
     static let users = ["alice", "bob", "carol", "dave", "erin", "mallory"]
 
-    /// Finds `scripts/prosody-harness` above the working directory or this executable.
-    static func findHarness() -> URL? {
+    /// Finds the harness of `kind` above the working directory or this executable.
+    static func findHarness(_ kind: Kind) -> URL? {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         for start in [URL(fileURLWithPath: FileManager.default.currentDirectoryPath), executable.deletingLastPathComponent()] {
             var folder = start
             for _ in 0..<8 {
-                let candidate = folder.appendingPathComponent("scripts/prosody-harness")
+                let candidate = folder.appendingPathComponent(kind.harnessPath)
                 if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
                 folder = folder.deletingLastPathComponent()
             }

@@ -14,12 +14,15 @@ struct EndToEndRun {
     var load: AuthorLoad
     /// How long to wait after the load for every node to hold every point.
     var settle: Double
-    var withServer: Bool
+    /// The XMPP server the run starts (nil: LAN only).
+    var server: BenchXMPPServer.Kind?
     var canvas: String
     var harness: URL?
     var work: URL
     var durable: Bool
     var progress: Bool
+
+    var withServer: Bool { server != nil }
 
     /// A node's figures.
     struct NodeFigures {
@@ -74,13 +77,13 @@ struct EndToEndRun {
             for node in started where node.isRunning { node.stop(timeout: 5) }
             server?.stop()
         }
-        if withServer {
+        if let kind = self.server {
             guard let harness else {
                 throw ValidationError(
-                    "cannot find scripts/prosody-harness (run from the repository, or give --harness PATH, or --server none)")
+                    "cannot find \(kind.harnessPath) (run from the repository, or give --harness PATH, or --server none)")
             }
-            say("starting Prosody")
-            server = try BenchXMPPServer.start(harness: harness, in: work.appendingPathComponent("prosody"))
+            say("starting \(kind.displayName)")
+            server = try BenchXMPPServer.start(harness: harness, in: work.appendingPathComponent(kind.rawValue))
         }
         let tag = String(UInt32.random(in: 0...UInt32.max), radix: 36)
         let room = server.map { "bench-\(tag)@\($0.mucService)" } ?? "bench-\(tag)"

@@ -23,7 +23,7 @@ enum EndToEndPlot {
             series: [series("all nodes", "#3a9a5b", { $0.cpuPerPointMicroseconds })], target: (1, "1 µs target"))
         let first = results.first?.run
         let caption = first.map {
-            "\($0.nodes) canvas join processes in \($0.groups) LAN group(s)\($0.withServer ? " + Prosody" : ""), "
+            "\($0.nodes) canvas join processes in \($0.groups) LAN group(s)\($0.server.map { " + \($0.displayName)" } ?? ""), "
                 + "\($0.load.seconds) s of drawing each, \(ProcessCPU.cores) cores"
         } ?? ""
         return SVGPlot.document([latency, cpu], caption: caption)

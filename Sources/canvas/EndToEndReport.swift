@@ -7,7 +7,8 @@ extension Bench.Users {
     /// a plot of a sweep; exit status 1 when a run did not converge.
     func runEndToEnd() throws {
         let executable = canvas ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
-        let harnessURL = harness.map { URL(fileURLWithPath: $0) } ?? BenchXMPPServer.findHarness()
+        let kind = BenchXMPPServer.Kind(rawValue: server)
+        let harnessURL = harness.map { URL(fileURLWithPath: $0) } ?? kind.flatMap(BenchXMPPServer.findHarness)
         let base = work.map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("canvas-e2e-\(UInt32.random(in: 0...UInt32.max))")
         var results: [EndToEndRun.Result] = []
@@ -15,7 +16,7 @@ extension Bench.Users {
             let run = EndToEndRun(
                 nodes: nodes, groups: groups,
                 load: AuthorLoad(authors: authors, pointsPerSecond: rate, seconds: seconds, seed: UInt64(index + 1)),
-                settle: settle, withServer: server != "none", canvas: executable, harness: harnessURL,
+                settle: settle, server: kind, canvas: executable, harness: harnessURL,
                 work: base.appendingPathComponent("run-\(authors)"), durable: !memory, progress: !json)
             let result = try run.run()
             results.append(result)
@@ -49,7 +50,7 @@ extension Bench.Users {
         lines.append(
             "1000-user test end to end: \(run.load.authors) authors × \(run.load.pointsPerSecond) points/s for \(run.load.seconds) s "
                 + "over \(run.nodes) nodes in \(run.groups) LAN group\(run.groups == 1 ? "" : "s")"
-                + (run.withServer ? " bridged by one Prosody room" : "")
+                + (run.server.map { " bridged by one \($0.displayName) room" } ?? "")
                 + " (\(ProcessCPU.cores) cores, load average \(String(format: "%.1f", result.loadAverage)))")
         lines.append(
             result.converged
@@ -106,7 +107,7 @@ extension Bench.Users {
         let run = result.run
         var object: [String: Any] = [
             "authors": run.load.authors, "rate": run.load.pointsPerSecond, "seconds": run.load.seconds, "nodes": run.nodes,
-            "groups": run.groups, "server": run.withServer ? "prosody" : "none", "stores": run.durable,
+            "groups": run.groups, "server": run.server?.rawValue ?? "none", "stores": run.durable,
             "points": result.totalPoints, "converged": result.converged, "same_lan": distribution(result.sameLAN),
             "across_xmpp": distribution(result.acrossXMPP), "cpu_us_per_point": result.cpuPerPointMicroseconds,
             "lan_datagrams_per_point": result.lanPerPoint("datagrams_sent"), "lan_bytes_per_point": result.lanPerPoint("bytes_sent"),

@@ -243,23 +243,32 @@ class LANGateway(unittest.TestCase):
 
 class EndToEndBenchmark(unittest.TestCase):
     """`canvas bench 1000-user --e2e` in a small form: real nodes in two LAN groups bridged
-    by a Prosody room the benchmark starts, authors drawing through standard input. CI
+    by a Prosody or ejabberd room the benchmark starts, authors drawing through standard input. CI
     asserts that every node ends with every point (the benchmark's own check) and that
     latency was measured on both paths; the figures are docs/benchmarks.md's."""
 
-    def test_a_small_end_to_end_run_converges(self):
-        work = tempfile.mkdtemp(prefix="canvas-e2e-")
+    def run_small(self, server, harness):
+        work = tempfile.mkdtemp(prefix=f"canvas-e2e-{server}-")
         result = subprocess.run(
             [CANVAS, "bench", "1000-user", "--e2e", "--nodes", "6", "--groups", "2", "--authors", "100",
-             "--seconds", "8", "--settle", "30", "--harness", HARNESS, "--work", work, "--json"],
-            capture_output=True, text=True, timeout=240)
+             "--seconds", "8", "--settle", "30", "--server", server, "--harness", harness, "--work", work, "--json"],
+            capture_output=True, text=True, timeout=300)
         self.assertEqual(result.returncode, 0, f"the benchmark failed:\n{result.stdout}\n{result.stderr[-3000:]}")
         run = json.loads(result.stdout.strip().splitlines()[-1])["runs"][0]
+        self.assertEqual(run["server"], server)
         self.assertTrue(run["converged"], run)
         self.assertEqual(run["points"], 100 * 15 * 8)
         self.assertEqual(run["fell_behind"], [])
         self.assertGreater(run["same_lan"]["count"], 0)
         self.assertGreater(run["across_xmpp"]["count"], 0)
+        # Compact payloads on the LAN (PROTOCOL.md §15): JSON took 29 or more bytes a point.
+        self.assertLess(run["lan_bytes_per_point"], 29, run)
+
+    def test_a_small_end_to_end_run_converges(self):
+        self.run_small("prosody", HARNESS)
+
+    def test_a_small_end_to_end_run_converges_through_ejabberd(self):
+        self.run_small("ejabberd", os.path.join(os.path.dirname(HARNESS), "ejabberd-harness"))
 
 
 if __name__ == "__main__":
