@@ -163,6 +163,12 @@ extension Bench {
                 valueName: "KIND"))
         var server = "prosody"
 
+        @Flag(
+            help: ArgumentHelp(
+                "With --e2e: the original app's stand-in joins the room too (Tests/Integration/original_app.py), so the "
+                    + "room carries one operation per message for it; reports what it held."))
+        var legacyOccupant = false
+
         @Option(help: ArgumentHelp("With --e2e: author counts to run one after another.", valueName: "N,N,…"))
         var sweep: String?
 
@@ -209,6 +215,9 @@ extension Bench {
             }
             guard server == "none" || BenchXMPPServer.Kind(rawValue: server) != nil else {
                 throw ValidationError("--server \(server): expected prosody, ejabberd or none")
+            }
+            if server == "none" && legacyOccupant {
+                throw ValidationError("--legacy-occupant needs an XMPP server (--server prosody or ejabberd)")
             }
             if server == "none" && groups > 1 {
                 throw ValidationError("--groups \(groups) needs an XMPP server to bridge them; --server none takes one group")

@@ -50,8 +50,21 @@ final class ChildProcess: Sendable {
             for pointer in argv { free(pointer) }
             for pointer in envp { free(pointer) }
         }
+        // A clean signal state: no signal blocked (this process's threads block some, and a
+        // mask is inherited), the usual ones at their defaults (an ignored one stays ignored).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for number in [SIGINT, SIGTERM, SIGPIPE, SIGHUP] { sigaddset(&defaults, number) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var child: pid_t = 0
-        let status = posix_spawn(&child, executable, &actions, nil, argv, envp)
+        let status = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
         if pipeInput { close(inputPipe[0]) }
         if pipeOutput { close(outputPipe[1]) }
         guard status == 0 else {

@@ -21,6 +21,9 @@ struct EndToEndRun {
     var work: URL
     var durable: Bool
     var progress: Bool
+    /// Whether the original app's stand-in joins the room (which then carries one
+    /// operation per body: `BenchLegacyOccupant`).
+    var legacyOccupant = false
 
     var withServer: Bool { server != nil }
 
@@ -51,6 +54,8 @@ struct EndToEndRun {
         var generatorLagMax: Double
         var loadSeconds: Double
         var loadAverage: Double
+        /// What the original app's stand-in held at the end (with `legacyOccupant`).
+        var legacyReport: BenchLegacyOccupant.Report?
 
         var cpuPerPointMicroseconds: Double {
             let cpu = nodes.reduce(0) { $0 + $1.cpuSeconds }
@@ -133,6 +138,14 @@ struct EndToEndRun {
             }
         ) { nodeList.indices.allSatisfy(ready) }
         for node in nodeList { if let failure = node.facts.errors.first { throw ValidationError("\(node.name): \(failure)") } }
+        var occupant: BenchLegacyOccupant?
+        defer { if let occupant, occupant.process.poll() == nil { occupant.process.signal(SIGKILL); _ = occupant.process.wait() } }
+        if legacyOccupant, let server, let harness {
+            say("the original app's stand-in joins the room")
+            occupant = try BenchLegacyOccupant.start(
+                repository: harness.deletingLastPathComponent().deletingLastPathComponent(), server: server, room: room, work: work)
+            sleep(3)  // joined, seen by the gateways without the Canvas capabilities
+        }
 
         // The load.
         let emits = load.emits()
@@ -181,6 +194,8 @@ struct EndToEndRun {
         let serverCPU = zip(serverCPUBefore.map { [$0] } ?? [], server?.pid.flatMap(ProcessCPU.seconds(of:)).map { [$0] } ?? [])
             .map { $1 - $0 }.first
         let loadAverage = ProcessCPU.loadAverage
+        if occupant != nil { say("the original app's stand-in reports and leaves") }
+        let legacyReport = occupant?.finish()
         say("stopping the nodes")
         for node in nodeList { node.stop() }
 
@@ -210,7 +225,8 @@ struct EndToEndRun {
         return Result(
             run: self, totalPoints: load.totalPoints, converged: agreed, convergedAfter: convergedAfter,
             sameLAN: Distribution(sameLAN), acrossXMPP: Distribution(across), nodes: figures, serverCPUSeconds: serverCPU,
-            generatorLagMax: lagMax, loadSeconds: Double(loadEnd - start) / 1e9, loadAverage: loadAverage)
+            generatorLagMax: lagMax, loadSeconds: Double(loadEnd - start) / 1e9, loadAverage: loadAverage,
+            legacyReport: legacyReport)
     }
 
     private func say(_ text: String) {

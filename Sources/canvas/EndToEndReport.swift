@@ -17,7 +17,8 @@ extension Bench.Users {
                 nodes: nodes, groups: groups,
                 load: AuthorLoad(authors: authors, pointsPerSecond: rate, seconds: seconds, seed: UInt64(index + 1)),
                 settle: settle, server: kind, canvas: executable, harness: harnessURL,
-                work: base.appendingPathComponent("run-\(authors)"), durable: !memory, progress: !json)
+                work: base.appendingPathComponent("run-\(authors)"), durable: !memory, progress: !json,
+                legacyOccupant: legacyOccupant)
             let result = try run.run()
             results.append(result)
             if !json { print(Self.text(result)) }
@@ -88,6 +89,13 @@ extension Bench.Users {
         if let serverCPU = result.serverCPUSeconds {
             lines.append(String(format: "XMPP server CPU: %.2f s", serverCPU))
         }
+        if result.run.legacyOccupant {
+            lines.append(
+                result.legacyReport.map {
+                    "the original app's stand-in held \($0.points) of \(result.totalPoints) points after \($0.applied) bodies, "
+                        + "\($0.crashes) that would have crashed it"
+                } ?? "the original app's stand-in gave no report (see original-app.log in the work folder)")
+        }
         if result.generatorLagMax > 0.05 {
             lines.append(String(format: "note: the load generator fell behind its schedule by up to %.2f s", result.generatorLagMax))
         }
@@ -120,6 +128,9 @@ extension Bench.Users {
         ]
         if let after = result.convergedAfter { object["converged_after_s"] = after }
         if let serverCPU = result.serverCPUSeconds { object["server_cpu_s"] = serverCPU }
+        if let report = result.legacyReport {
+            object["legacy_occupant"] = ["points": report.points, "crashes": report.crashes, "applied": report.applied]
+        }
         return object
     }
 }

@@ -257,7 +257,7 @@ class OriginalApp(room_client.RoomClient):
         settle_end = time.monotonic() + args.settle
         while self.app.own_skipped < self.sent_with_id and time.monotonic() < settle_end:
             await asyncio.sleep(0.05)
-        await asyncio.sleep(args.linger)
+        await self.linger(args.linger)
         return self.finish(0)
 
     def summary(self):
@@ -296,7 +296,8 @@ def parse_args(argv):
     p.add_argument("--join-delay", type=float, default=0.0, help="seconds to wait before connecting")
     p.add_argument("--settle", type=float, default=10.0,
                    help="at most this many seconds to wait for the room to reflect what we drew")
-    p.add_argument("--linger", type=float, default=2.0, help="seconds to stay after drawing")
+    p.add_argument("--linger", type=float, default=2.0,
+                   help="seconds to stay after drawing (SIGTERM ends them early: the report follows)")
     room_client.add_session_arguments(p, "when we create the room, leave it locked, as the app would")
     args = p.parse_args(argv)
     if args.points_per_stroke < 1:

@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import json
 import logging
+import signal
 import sys
 import time
 
@@ -64,6 +65,8 @@ class RoomClient(slixmpp.ClientXMPP):
 
         self.joined = asyncio.Event()
         self.session_started = asyncio.Event()
+        # Set by SIGTERM (see `main`): the client ends its linger early and reports.
+        self.stop_requested = asyncio.Event()
         self.leaving = False
         self.failure = None
         self.created_room = False
@@ -158,6 +161,13 @@ class RoomClient(slixmpp.ClientXMPP):
             await asyncio.sleep(0.05)
         return True
 
+    async def linger(self, seconds):
+        """Stays in the room `seconds`, or until SIGTERM asks the client to stop."""
+        try:
+            await asyncio.wait_for(self.stop_requested.wait(), seconds)
+        except asyncio.TimeoutError:
+            pass
+
     def finish(self, status):
         """Leaves the room, prints the summary as one JSON line and returns `status`."""
         self.leaving = True
@@ -182,6 +192,8 @@ def main(client_class, args, name):
 
     async def session():
         client = client_class(args)
+        # SIGTERM ends the linger: the client reports and leaves (a benchmark's stop).
+        loop.add_signal_handler(signal.SIGTERM, client.stop_requested.set)
         status = await client.run()
         try:
             await asyncio.wait_for(client.disconnect(wait=2.0), 5)
