@@ -24,12 +24,16 @@ final class LANRoomLink: RoomTransport {
     /// Messages sent during the session's current step, packed at `flush()`.
     private var pending: [[UInt8]] = []
 
-    init(replica: RoomReplica, driver: ClusterDriver, logger: Logger, emit: @escaping (NodeEvent) -> Void) {
+    init(
+        replica: RoomReplica, driver: ClusterDriver, readsCompactPayloads: Bool = true, logger: Logger,
+        emit: @escaping (NodeEvent) -> Void
+    ) {
         self.replica = replica
         self.driver = driver
         self.logger = logger
         self.emit = emit
-        machine = LANRoomLinkStateMachine(room: replica.name, nodeID: replica.session.nodeID)
+        machine = LANRoomLinkStateMachine(
+            room: replica.name, nodeID: replica.session.nodeID, readsCompactPayloads: readsCompactPayloads)
         replica.attach(self, as: Self.transportID)
     }
 

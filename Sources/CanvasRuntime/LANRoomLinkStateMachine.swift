@@ -26,15 +26,21 @@ struct LANRoomLinkStateMachine {
     let nodeID: String
     /// The node the cluster elected as its gateway to XMPP (nil: none).
     private(set) var gateway: String?
-    /// Whether every member reads compact payloads (PROTOCOL.md §15): then the session
-    /// sends operations in binary form and the link packs what it sends in one go.
-    private(set) var compactPayloads = true
+    /// Whether this node reads compact payloads (false only to stand in for a node of the
+    /// previous version, which refuses them as malformed).
+    let readsCompactPayloads: Bool
+    /// Whether every member reads compact payloads (PROTOCOL.md §15), this node included:
+    /// then the session sends operations in binary form and the link packs what it sends
+    /// in one go.
+    private(set) var compactPayloads: Bool
     private var hasXMPPSession = false
     private var announcedRoot: String?
 
-    init(room: String, nodeID: String) {
+    init(room: String, nodeID: String, readsCompactPayloads: Bool = true) {
         self.room = room
         self.nodeID = nodeID
+        self.readsCompactPayloads = readsCompactPayloads
+        compactPayloads = readsCompactPayloads
     }
 
     /// Whether this node is the cluster's gateway to the XMPP room.
@@ -56,12 +62,22 @@ struct LANRoomLinkStateMachine {
     mutating func handle(_ event: ClusterEvent) -> [Action] {
         switch event {
         case .delivered(let deliveries):
-            if deliveries.count == 1, let delivery = deliveries.first, !PackedPayload.isPacked(delivery.payload) {
+            if deliveries.count == 1, let delivery = deliveries.first, !PackedPayload.isPacked(delivery.payload),
+                readsCompactPayloads || !(delivery.payload.first.map(CompactOperationCoding.isCompact) ?? false)
+            {
                 return [.session(.received(delivery.payload, from: PeerID(delivery.from), via: Self.transportID))]
             }
             var actions: [Action] = []
             var messages: [(bytes: [UInt8], from: PeerID)] = []
             for delivery in deliveries {
+                if !readsCompactPayloads, let first = delivery.payload.first,
+                    first == PackedPayload.marker || CompactOperationCoding.isCompact(firstByte: first)
+                {
+                    // What a node of the previous version makes of it: not JSON.
+                    let error = ProtocolError(.malformedJSON, path: "", "not a JSON message (a compact or packed payload)")
+                    actions.append(.event(.rejected(room: room, member: delivery.from, via: Self.transportID.rawValue, error: "\(error)")))
+                    continue
+                }
                 do {
                     for message in try PackedPayload.unpack(delivery.payload) { messages.append((message, PeerID(delivery.from))) }
                 } catch {
@@ -78,7 +94,7 @@ struct LANRoomLinkStateMachine {
             gateway = node
             return [.event(.gateway(room: room, node: node))]
         case .membersCapabilities(let capabilities):
-            let compact = capabilities.contains(.compactPayloads)
+            let compact = readsCompactPayloads && capabilities.contains(.compactPayloads)
             guard compact != compactPayloads else { return [] }
             compactPayloads = compact
             return [.session(.compactOperations(compact, via: Self.transportID))]

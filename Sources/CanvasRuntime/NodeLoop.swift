@@ -257,7 +257,7 @@ final class NodeLoop {
         handler: @escaping ClusterEventHandler
     ) async throws(NodeError) -> LANRoomLink {
         var cluster = ClusterConfiguration(room: replica.name)
-        cluster.announcedCapabilities = [.compactPayloads]
+        cluster.announcedCapabilities = settings.compactPayloads ? [.compactPayloads] : []
         cluster.beaconInterval = settings.beaconInterval
         var random = SystemRandomNumberGenerator()
         let driver: ClusterDriver
@@ -270,7 +270,8 @@ final class NodeLoop {
             throw NodeError(.transport, "cannot start the LAN cluster of room \(replica.name): \(error)")
         }
         logger.info("LAN cluster", metadata: ["room": "\(replica.name)", "transport": "\(driver.transportDescription)"])
-        let link = LANRoomLink(replica: replica, driver: driver, logger: logger, emit: emit)
+        let link = LANRoomLink(
+            replica: replica, driver: driver, readsCompactPayloads: settings.compactPayloads, logger: logger, emit: emit)
         link.started()
         return link
     }

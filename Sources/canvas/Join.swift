@@ -114,6 +114,9 @@ struct Join: AsyncParsableCommand {
     @Option(help: .private)  // Seconds between LAN beacons (tests shorten it).
     var lanBeaconInterval: Double?
 
+    @Flag(help: .private)  // Behave as a node of the previous version: JSON only on the LAN (tests).
+    var lanJSONOnly = false
+
     @Option(help: .private)  // Faults injected into outgoing LAN datagrams: dup=P,delay=P,max-delay-ms=N (tests).
     var lanFaults: String?
 
@@ -189,6 +192,7 @@ struct Join: AsyncParsableCommand {
                 if settings.key!.isEmpty { throw ValidationError("the LAN key file \(lanKeyFile) is empty") }
             }
             if let lanBeaconInterval { settings.beaconInterval = .milliseconds(Int(lanBeaconInterval * 1000)) }
+            settings.compactPayloads = !lanJSONOnly
             if let lanFaults {
                 do {
                     settings.socket.faults = try DatagramFaults(parsing: lanFaults)

@@ -94,4 +94,23 @@ import Testing
         #expect(messages.map(\.bytes) == [[1, 1, 0x61], Array("{}".utf8), [4, 1, 0x62], [4, 1, 0x63]])
         #expect(messages.map(\.from.rawValue) == ["a", "a", "a", "c"])
     }
+
+    @Test func aNodeStandingInForThePreviousVersionSendsJSONAndRefusesCompactPayloads() {
+        var machine = Machine(room: "board", nodeID: "old", readsCompactPayloads: false)
+        let started = machine.started(transport: "multicast", members: [], root: "r")
+        #expect(started.contains { if case .session(.compactOperations(false, _)) = $0 { true } else { false } })
+        #expect(machine.handle(.membersCapabilities([.compactPayloads])).isEmpty && !machine.compactPayloads)
+        let actions = machine.handle(
+            .delivered([ClusterDelivery(payload: [4, 1, 0x61], from: "a"), ClusterDelivery(payload: Array(#"{"type":"X"}"#.utf8), from: "b")]))
+        guard actions.count == 2, case .event(.rejected(_, "a", _, let error)) = actions[0],
+            case .session(.receivedAll(let messages, _, _)) = actions[1]
+        else {
+            Issue.record("unexpected actions \(actions)")
+            return
+        }
+        #expect(error.contains("not a JSON message"))
+        #expect(messages.map(\.from.rawValue) == ["b"])
+        let single = machine.handle(.delivered([ClusterDelivery(payload: [4, 1, 0x61], from: "a")]))
+        #expect(single.count == 1 && { if case .event(.rejected) = single[0] { true } else { false } }())
+    }
 }

@@ -16,6 +16,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from canvasnode import Node, multicast_interface, seeded_random, view_as_the_original_app_knows_it, wait_converged  # noqa: E402
+from lan_wire import data_chunk, is_compact  # noqa: E402
 from test_xmpp import CANVAS, HARNESS, Prosody, start_original_app  # noqa: E402
 
 
@@ -87,6 +88,69 @@ class LANCluster(unittest.TestCase):
             for node in nodes:
                 total += node.draw(rng, 3)
         wait_converged(nodes, 60, points=total)
+        for node in nodes:
+            self.assertEqual(node.stop(), 0)
+
+    def sniffer(self):
+        """A socket on the cluster's group and port that only listens (no beacons: no
+        member), to see what the nodes send."""
+        interface = multicast_interface()
+        address = subprocess.run(["ip", "-o", "-4", "addr", "show", "dev", interface], capture_output=True,
+                                 text=True, check=True).stdout.split()[3].split("/")[0]
+        sniffer = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.addCleanup(sniffer.close)
+        sniffer.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sniffer.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sniffer.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+        sniffer.bind(("", self.port))
+        sniffer.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
+                           socket.inet_aton(self.group) + socket.inet_aton(address))
+        sniffer.setblocking(False)
+        return sniffer
+
+    @staticmethod
+    def payloads(sniffer):
+        """(sender, payload) of the data datagrams heard since the last call."""
+        found = []
+        while True:
+            try:
+                datagram, _ = sniffer.recvfrom(65535)
+            except BlockingIOError:
+                return found
+            chunk = data_chunk(datagram)
+            if chunk:
+                found.append(chunk)
+
+    def test_a_node_of_the_previous_version_keeps_the_cluster_on_json(self):
+        """Compact payloads (PROTOCOL.md §15) only while every member announces them: with a
+        node that stands in for the previous version (JSON only, refusing compact and packed
+        payloads as malformed), the others send JSON, nothing it must refuse, and all
+        converge; once it has left they go compact again."""
+        rng = seeded_random("a node of the previous version")
+        sniffer = self.sniffer()
+        nodes = [self.node(f"new{i}").start() for i in range(2)]
+        old = self.node("old", extra=["--lan-json-only"]).start()
+        for node in nodes + [old]:
+            node.wait_members(2)
+        self.payloads(sniffer)  # what was sent before everyone had heard everyone
+        total = sum(node.draw(rng, 4) for node in nodes + [old])
+        wait_converged(nodes + [old], 60, points=total)
+        heard = self.payloads(sniffer)
+        self.assertTrue(heard, "the sniffer heard no data")
+        self.assertEqual([p[:40] for _, p in heard if is_compact(p)], [], "compact payloads with an old member")
+        refused = [e for e in old.snapshot() if e.get("event") == "rejected"]
+        self.assertEqual(refused, [], "the others sent the old node payloads it cannot read")
+        self.assertEqual(old.stop(), 0)
+        for node in nodes:
+            node.wait_for(lambda node=node: any(e.get("event") == "member_left" for e in node.snapshot()), 20,
+                          "the old node's goodbye")
+        self.payloads(sniffer)
+        total += sum(node.draw(rng, 4) for node in nodes)
+        wait_converged(nodes, 60, points=total)
+        heard = self.payloads(sniffer)
+        operations = [p for _, p in heard if not p.startswith(b'{"type":"SYNC')]
+        self.assertTrue(operations and all(is_compact(p) for p in operations),
+                        f"not compact among new nodes: {[p[:40] for p in operations if not is_compact(p)]}")
         for node in nodes:
             self.assertEqual(node.stop(), 0)
 

@@ -24,6 +24,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(__file__))
 import netns  # noqa: E402
 from canvasnode import Node, seeded_random, wait_converged  # noqa: E402
+from lan_wire import KIND_DATA, MAGIC, TAG_LENGTH, carries_append, data_datagram, parse_header  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 CANVAS = os.path.abspath(os.environ.get("CANVAS_BIN", os.path.join(ROOT, ".build", "debug", "canvas")))
@@ -98,53 +99,6 @@ def stroke(rng, points):
         y += rng.uniform(-8, 8)
         samples.append([round(x, 2), round(y, 2)])
     return samples
-
-
-# Datagrams of the cluster's wire format (Sources/LANCluster/Datagram+Codec.swift), to forge.
-
-MAGIC = b"CVLN"
-KIND_DATA = 2
-TAG_LENGTH = 32
-
-
-def name_bytes(name):
-    raw = name.encode()
-    return bytes([len(raw)]) + raw
-
-
-def data_datagram(room, sender, incarnation, sequence, data_sequence, payload, key=None, flag=None):
-    """A one-fragment data datagram; tagged with HMAC-SHA-256 of `key` when given."""
-    flags = (1 if key is not None else 0) if flag is None else flag
-    body = (MAGIC + bytes([1, KIND_DATA, flags]) + name_bytes(room) + name_bytes(sender)
-            + struct.pack(">QQ", incarnation, sequence)
-            + struct.pack(">QHHH", data_sequence, 0, 1, len(payload)) + payload)
-    if key is not None:
-        body += hmac.new(key, body, hashlib.sha256).digest()
-    return body
-
-
-def parse_header(datagram):
-    """(kind, flags, room, sender, incarnation, sequence, offset of the sequence), or None."""
-    if len(datagram) < 9 or datagram[:4] != MAGIC:
-        return None
-    kind, flags = datagram[5], datagram[6]
-    at = 7
-    room_length = datagram[at]
-    room = datagram[at + 1:at + 1 + room_length].decode("utf-8", "replace")
-    at += 1 + room_length
-    sender_length = datagram[at]
-    sender = datagram[at + 1:at + 1 + sender_length].decode("utf-8", "replace")
-    at += 1 + sender_length
-    incarnation, sequence = struct.unpack(">QQ", datagram[at:at + 16])
-    return kind, flags, room, sender, incarnation, sequence, at + 8
-
-
-def carries_append(datagram, sequence_at):
-    """Whether a data datagram's chunk is an APPEND: JSON, compact (tag 2) or a packed
-    payload of several messages (marker 0; PROTOCOL.md §15)."""
-    # sequence u64, then data-seq u64, index u16, count u16, length u16, the chunk.
-    chunk = datagram[sequence_at + 8 + 14:]
-    return b'"type":"APPEND"' in chunk or chunk[:1] in (b"\x02", b"\x00")
 
 
 def forged_stroke(rng, identifier, points):
@@ -361,7 +315,7 @@ class NamespaceLAN(unittest.TestCase):
                 continue
             header = parse_header(datagram)
             if (header and header[0] == KIND_DATA and header[2] == room and header[3] == victim
-                    and carries_append(datagram, header[6])):
+                    and carries_append(datagram)):
                 captured = datagram
         self.assertIsNotNone(captured, f"the attacker captured no data datagram of {victim}")
         kind, flags, _, _, incarnation, sequence, sequence_end = parse_header(captured)
