@@ -3,17 +3,20 @@ public import CanvasCore
 /// The compact binary form of an operation, for transports whose members are all Canvas
 /// nodes that announced they read it (the LAN cluster: PROTOCOL.md §15). It carries exactly
 /// what the JSON message carries — every `Double` comes back bit for bit — in about a
-/// quarter of the bytes: coordinates that are whole thousandths (what pens and the JSON
-/// form produce) travel as varints of the difference from the previous coordinate.
+/// fifth of the bytes: coordinates that are whole thousandths (what pens and the JSON form
+/// produce) travel as varints, in the largest unit that divides them all (a quarter pixel,
+/// a pixel…), of their difference from a linear prediction (a pen moves smoothly).
 ///
 /// ```
 /// tag:u8 (1 ADD, 2 APPEND, 3 DELETE, 4 REMOVE_STROKE)   id: varint length (1…256) + UTF-8
 /// ADD:     weight:number  colour: red green blue (3 bytes)  start: x:number y:number  flags:u8 (bit 0 shape)
-/// APPEND:  offset: varint (0: none)  count: varint  count × (x:coordinate y:coordinate)
+/// APPEND:  offset: varint (0: none)  count: varint  unit: varint ≥ 1 (thousandths)  count × (x:coordinate y:coordinate)
 /// DELETE:  start:number  end:number
 /// number:     varint u; u even: zigzag(u >> 1) thousandths; u = 1: a big-endian IEEE 754 double follows
-/// coordinate: as number, but thousandths are the difference from the previous coordinate of
-///             the same axis given in thousandths (0 before the first)
+/// coordinate: varint u; u even: the value is (p + zigzag⁻¹(u >> 1)) × unit / 1000, where p, in
+///             units, predicts from the axis's earlier coordinates given so: 0 for the first, the
+///             previous for the second, 2 × previous − the one before it after that;
+///             u = 1: a raw double follows (and takes no part in the prediction)
 /// ```
 ///
 /// A compact message never starts with a byte a JSON text can start with, so that one
@@ -56,11 +59,13 @@ public enum CompactOperationCoding {
             writer.prefix(.append, id)
             writer.unsigned(UInt64(offset ?? 0))
             writer.unsigned(UInt64(points.count))
-            var x = Int64(0)
-            var y = Int64(0)
+            let unit = CompactWriter.unit(of: points)
+            writer.unsigned(UInt64(unit))
+            var x = AxisPrediction()
+            var y = AxisPrediction()
             for point in points {
-                writer.coordinate(point.x, previous: &x)
-                writer.coordinate(point.y, previous: &y)
+                writer.coordinate(point.x, unit: unit, prediction: &x)
+                writer.coordinate(point.y, unit: unit, prediction: &y)
             }
         case .delete(let id, let start, let end):
             precondition(start.isFinite && end.isFinite, "DELETE bounds must be finite")
@@ -110,13 +115,17 @@ public enum CompactOperationCoding {
                 throw ProtocolError(
                     .malformedCompact, path: "APPEND.points", "\(count) points announced, \(reader.remaining) bytes left")
             }
+            let unit = try reader.unsigned("APPEND.unit")
+            guard (1...UInt64(CompactOperationCoding.thousandthsLimit * 1000)).contains(unit) else {
+                throw ProtocolError(.invalidValue, path: "APPEND.unit", "expected a unit from 1 to 10^15 thousandths, got \(unit)")
+            }
             var points: [Point] = []
             points.reserveCapacity(Int(count))
-            var x = Int64(0)
-            var y = Int64(0)
+            var x = AxisPrediction()
+            var y = AxisPrediction()
             for index in 0..<Int(count) {
-                let px = try reader.coordinate(previous: &x, "APPEND.points[\(index)][0]")
-                let py = try reader.coordinate(previous: &y, "APPEND.points[\(index)][1]")
+                let px = try reader.coordinate(unit: Int64(unit), prediction: &x, "APPEND.points[\(index)][0]")
+                let py = try reader.coordinate(unit: Int64(unit), prediction: &y, "APPEND.points[\(index)][1]")
                 points.append(Point(x: px, y: py))
             }
             var offset: Int?
@@ -168,22 +177,44 @@ private struct CompactWriter {
 
     /// `value` in thousandths when that is exact, else as a raw double.
     mutating func number(_ value: Double) {
-        var base = Int64(0)
-        coordinate(value, previous: &base)
+        var prediction = AxisPrediction()
+        coordinate(value, unit: 1, prediction: &prediction)
     }
 
-    /// `value` as the difference in thousandths from `previous` (updated), or raw.
-    mutating func coordinate(_ value: Double, previous: inout Int64) {
+    /// `value` in `unit`s (which divide it) as the difference from `prediction` (updated),
+    /// or raw.
+    mutating func coordinate(_ value: Double, unit: Int64, prediction: inout AxisPrediction) {
         if let thousandths = Self.thousandths(value) {
-            let delta = thousandths - previous
-            previous = thousandths
-            let zigzag = UInt64(bitPattern: (delta << 1) ^ (delta >> 63))
+            let units = thousandths / unit
+            let residual = units - prediction.next!  // units ≤ 10^15: no overflow
+            prediction.record(units)
+            let zigzag = UInt64(bitPattern: (residual << 1) ^ (residual >> 63))
             unsigned(zigzag << 1)
             return
         }
         bytes.append(1)
         let bits = value.bitPattern
         for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+    }
+
+    /// The largest unit (in thousandths) that divides every coordinate of `points` given in
+    /// thousandths: 250 for quarter pixels, 1000 for whole ones; 1 when there is none.
+    static func unit(of points: [Point]) -> Int64 {
+        var unit: Int64 = 0
+        for point in points {
+            for value in [point.x, point.y] {
+                guard let thousandths = thousandths(value) else { continue }
+                unit = gcd(unit, thousandths.magnitude)
+                if unit == 1 { return 1 }
+            }
+        }
+        return max(unit, 1)
+    }
+
+    private static func gcd(_ a: Int64, _ b: UInt64) -> Int64 {
+        var (a, b) = (UInt64(a), b)
+        while b != 0 { (a, b) = (b, a % b) }
+        return Int64(a)
     }
 
     /// `value × 1000` when `value` is exactly that many thousandths (as the canonical JSON
@@ -234,21 +265,24 @@ private struct CompactReader {
     }
 
     mutating func number(_ path: @autoclosure () -> String) throws(ProtocolError) -> Double {
-        var base = Int64(0)
-        return try coordinate(previous: &base, path())
+        var prediction = AxisPrediction()
+        return try coordinate(unit: 1, prediction: &prediction, path())
     }
 
-    mutating func coordinate(previous: inout Int64, _ path: @autoclosure () -> String) throws(ProtocolError) -> Double {
+    mutating func coordinate(
+        unit: Int64, prediction: inout AxisPrediction, _ path: @autoclosure () -> String
+    ) throws(ProtocolError) -> Double {
         let head = try unsigned(path())
         if head & 1 == 0 {
             let zigzag = head >> 1
-            let delta = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
-            let (sum, overflow) = previous.addingReportingOverflow(delta)
-            guard !overflow, Double(sum.magnitude) < CompactOperationCoding.thousandthsLimit * 1000 else {
-                throw ProtocolError(.invalidValue, path: path(), "coordinate out of range (more than 10^12)")
-            }
-            previous = sum
-            return Double(sum) / 1000
+            let residual = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
+            let limit = CompactOperationCoding.thousandthsLimit * 1000
+            guard let predicted = prediction.next else { throw Self.outOfRange(path()) }
+            let (units, overflow) = predicted.addingReportingOverflow(residual)
+            let (thousandths, overflowed) = units.multipliedReportingOverflow(by: unit)
+            guard !overflow, !overflowed, Double(thousandths.magnitude) < limit else { throw Self.outOfRange(path()) }
+            prediction.record(units)
+            return Double(thousandths) / 1000
         }
         guard head == 1 else { throw ProtocolError(.malformedCompact, path: path(), "unknown number form \(head)") }
         guard remaining >= 8 else { throw Self.cut(path()) }
@@ -264,7 +298,38 @@ private struct CompactReader {
         return value + 0
     }
 
+    static func outOfRange(_ path: String) -> ProtocolError {
+        ProtocolError(.invalidValue, path: path, "coordinate out of range (more than 10^12)")
+    }
+
     static func cut(_ path: String) -> ProtocolError {
         ProtocolError(.malformedCompact, path: path, "message ends in the middle of this field")
+    }
+}
+
+/// The prediction of an axis's next coordinate in an APPEND, in units: 0 at first, then
+/// the previous one, then the line through the last two (a pen keeps its direction and
+/// speed from one sample to the next).
+struct AxisPrediction {
+    private var last: Int64 = 0
+    private var beforeLast: Int64 = 0
+    private var seen = 0
+
+    /// The predicted next value; nil when it overflows (only a damaged message gets there).
+    var next: Int64? {
+        switch seen {
+        case 0: return 0
+        case 1: return last
+        default:
+            let (double, overflow) = last.multipliedReportingOverflow(by: 2)
+            let (next, overflowed) = double.subtractingReportingOverflow(beforeLast)
+            return overflow || overflowed ? nil : next
+        }
+    }
+
+    mutating func record(_ value: Int64) {
+        beforeLast = last
+        last = value
+        seen += 1
     }
 }

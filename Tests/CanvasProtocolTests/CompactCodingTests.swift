@@ -67,11 +67,11 @@ struct CompactCodingTests {
 
     @Test func theExampleOfPROTOCOLSection15() {
         let operation = CanonicalOperation.append(StrokeID("s"), points: [Point(x: 1, y: 2), Point(x: 1.5, y: 2)], offset: 1)
-        #expect(CompactOperationCoding.encode(operation) == [0x02, 0x01, 0x73, 0x01, 0x02, 0xA0, 0x1F, 0xC0, 0x3E, 0xD0, 0x0F, 0x00])
+        #expect(CompactOperationCoding.encode(operation) == [0x02, 0x01, 0x73, 0x01, 0x02, 0xF4, 0x03, 0x08, 0x10, 0x04, 0x00])
         #expect(MessageEncoder.encode(operation).count == 70)
     }
 
-    @Test func aPenStrokeTakesAboutFourBytesAPoint() throws {
+    @Test func aPenStrokeTakesAboutTwoBytesAPoint() throws {
         // Quarter pixels a few pixels apart, as the benchmark's authors and real pens draw.
         var random = SplitMix64(seed: 7)
         var x = 500.0
@@ -84,8 +84,9 @@ struct CompactCodingTests {
         let operation = CanonicalOperation.append(StrokeID("n3-a17-s4"), points: points, offset: 31)
         let compact = CompactOperationCoding.encode(operation)
         let json = MessageEncoder.encode(operation)
-        #expect(compact.count <= 15 * 4 + 16, "compact APPEND of 15 points took \(compact.count) bytes")
-        #expect(compact.count * 3 < json.count, "\(compact.count) compact bytes against \(json.count) of JSON")
+        #expect(compact.count <= 15 * 2 + 20, "compact APPEND of 15 points took \(compact.count) bytes")
+        #expect(compact.count * 5 < json.count, "\(compact.count) compact bytes against \(json.count) of JSON")
+        print("a 15-point APPEND of quarter pixels: \(compact.count) bytes compact, \(json.count) in JSON")
     }
 
     @Test func everyCutIsRefusedWithAnError() {
@@ -128,8 +129,11 @@ struct CompactCodingTests {
         // A count of points the bytes cannot hold, and one over the limit.
         #expect(refusal([2, 1, 0x73, 0, 0xFF, 0x7F, 0, 0])?.kind == .malformedCompact)
         #expect(refusal([2, 1, 0x73, 0, 0x81, 0x80, 0x04])?.kind == .limitExceeded)
-        // An offset past the largest index.
-        #expect(refusal([2, 1, 0x73, 0x80, 0x80, 0x80, 0x10, 0])?.path == "APPEND.offset")
+        // An offset past the largest index, a unit of 0, a prediction that overflows.
+        #expect(refusal([2, 1, 0x73, 0x80, 0x80, 0x80, 0x10, 0, 1])?.path == "APPEND.offset")
+        #expect(refusal([2, 1, 0x73, 0, 1, 0, 0, 0])?.path == "APPEND.unit")
+        let huge: [UInt8] = [0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F]
+        #expect(refusal([2, 1, 0x73, 0, 1, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01] + huge + [0])?.path == "APPEND.points[0][0]")
         // A varint longer than 64 bits.
         #expect(refusal([2, 1, 0x73] + Array(repeating: 0xFF, count: 11))?.kind == .malformedCompact)
         // Unknown number forms.
