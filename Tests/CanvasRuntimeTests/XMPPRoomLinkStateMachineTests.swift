@@ -239,6 +239,12 @@ struct XMPPRoomLinkStateMachineTests {
         #expect(inputs(live) == ["received alice: now", "joined carol", "left carol", "received alice: archived"])
         #expect(notes(link.tick(at: .seconds(1))) == [.archivePosition("a-2")], "a new position is noted at the next tick")
         #expect(notes(link.tick(at: .seconds(2))) == [], "and only once")
+        // A busy room moves the position at every message: it is noted at most once a second.
+        _ = try link.feed(H.groupchat(from: "alice", id: "l4", body: "more", stanzaID: "a-3"))
+        #expect(notes(link.tick(at: .milliseconds(2500))) == [.archivePosition("a-3")])
+        _ = try link.feed(H.groupchat(from: "alice", id: "l5", body: "more", stanzaID: "a-4"))
+        #expect(notes(link.tick(at: .milliseconds(3000))) == [], "half a second after the last")
+        #expect(notes(link.tick(at: .milliseconds(3500))) == [.archivePosition("a-4")])
     }
 
     @Test func theCatchUpDeadlineBringsTheTransportUpAnyway() throws {
