@@ -238,7 +238,7 @@ public final class Node: Service, Sendable {
         let executor = EventLoopTaskExecutor(group.next())
         let result: Result<Void, NodeError> = await withTaskExecutorPreference(executor) {
             do throws(NodeError) {
-                try await loop.run(eventLoopGroup: group)
+                try await loop.run(eventLoopGroup: group, on: executor)
                 return .success(())
             } catch {
                 return .failure(error)

@@ -66,13 +66,17 @@ final class NodeLoop {
     }
 
     /// Runs until a stop (then leaves the rooms, flushes the stores and returns), or until
-    /// every room has failed for good (then throws).
-    func run(eventLoopGroup group: any EventLoopGroup) async throws(NodeError) {
+    /// every room has failed for good (then throws). `executor` is the loop's own (an event
+    /// loop of `group`): the tick and the tasks that feed the loop run there too, so that
+    /// what they hand over wakes no other thread.
+    func run(eventLoopGroup group: any EventLoopGroup, on executor: EventLoopTaskExecutor) async throws(NodeError) {
         try openRooms()
         var tasks: [Task<Void, Never>] = []
+        var ticker: RepeatedTask?
         let continuation = inbox
         defer {
             for task in tasks { task.cancel() }
+            ticker?.cancel()
         }
 
         if let account = configuration.xmpp {
@@ -83,10 +87,10 @@ final class NodeLoop {
                 links.append(
                     XMPPRoomLink(room: room, replica: replicas[index], client: client, clock: clock, logger: logger, emit: emit))
             }
-            tasks.append(Task { await client.run() })
+            tasks.append(Task(executorPreference: executor) { await client.run() })
             let budget = clientBudget
             tasks.append(
-                Task {
+                Task(executorPreference: executor) {
                     for await event in client.events {
                         await budget.admit()
                         continuation.yield(.client(event))
@@ -120,13 +124,11 @@ final class NodeLoop {
         for (index, replica) in replicas.enumerated() {
             extraLinks += extraLinkMaker?(replica) { input in continuation.yield(.transport(room: index, input)) } ?? []
         }
-        tasks.append(
-            Task {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(50))
-                    continuation.yield(.tick)
-                }
-            })
+        // On the loop's own thread: a tick wakes one thread, not a timer thread and then this
+        // one (an idle node woke 40 times a second for its ticks).
+        ticker = executor.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(50), delay: .milliseconds(50)) { _ in
+            continuation.yield(.tick)
+        }
         emit(.started(node: replicas.first?.session.nodeID ?? "", rooms: configuration.rooms))
         for replica in replicas { replica.reportStateIfChanged() }
         node.didStart()
