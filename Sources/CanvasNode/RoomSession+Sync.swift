@@ -55,7 +55,7 @@ extension RoomSession {
         case .want(let theirs):
             guard message.to == nodeID else { return }
             let operations = theirs.flatMap { Self.operations(of: document[$0.id], lackedBy: $0) }
-            sendRepair(operations, to: .room, via: id, now: now, &actions)
+            sendRepair(operations, to: .room, via: id, &actions)
         }
     }
 
@@ -148,7 +148,7 @@ extension RoomSession {
                 operations.append(contentsOf: stroke.operations)
             }
         }
-        sendRepair(operations, to: .room, via: id, now: now, &actions)
+        sendRepair(operations, to: .room, via: id, &actions)
         guard !wanted.isEmpty else { return }
         let messages = MessagePacking.wantMessages(
             node: nodeID, root: document.digest.root, to: message.node, strokes: wanted,
@@ -208,15 +208,16 @@ extension RoomSession {
         }
     }
 
-    /// Sends repairs, as many as the sync budget allows (operations stand alone: the rest
-    /// waits for the next exchange).
+    /// Sends repairs: all of them, budget or not. The budget holds back the exchanges that
+    /// find differences (answers, stroke summaries, wants), which under load were what
+    /// multiplied the traffic; what an exchange that went through finds missing is sent in
+    /// full, so that a newcomer catches up on a room while others draw.
     private mutating func sendRepair(
-        _ operations: [Operation], to destination: Destination, via id: TransportID, now: Duration, _ actions: inout [SessionAction]
+        _ operations: [Operation], to destination: Destination, via id: TransportID, _ actions: inout [SessionAction]
     ) {
         let messages = MessagePacking.messages(
             for: operations, maxBytes: transports[id]!.maxMessageBytes, compact: transports[id]!.compactOperations)
         for message in messages {
-            guard spendSyncBudget(message.count, on: id, now: now) else { return }
             statistics.repairMessages += 1
             statistics.repairBytes += message.count
             actions.append(.send(message, kind: .repair, to: destination, via: id, id: nil))

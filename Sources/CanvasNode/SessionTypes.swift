@@ -28,10 +28,11 @@ public struct SessionConfiguration: Sendable {
     public var legacyGrace: Duration? = .seconds(5)
     /// A member counts as drawing for this long after its last novel operation.
     public var drawingWindow: Duration = .seconds(3)
-    /// While anyone drew in the last `drawingWindow`, anti-entropy sends at most this many
-    /// bytes a second on each transport, shared by its members (each at least 1 KiB a
-    /// second, with up to 8 KiB saved up: one answer of 256 bucket hashes); exchanges that
-    /// do not fit wait for the next summary. nil: no limit. See `SyncBudget`.
+    /// While anyone drew in the last `drawingWindow`, the messages that look for
+    /// differences (answers, stroke summaries, wants) take at most this many bytes a second
+    /// on each transport, shared by its members (each at least 1 KiB a second, with up to
+    /// 8 KiB saved up: one answer of 256 bucket hashes); exchanges that do not fit wait for
+    /// the next summary. Repairs are never held back. nil: no limit. See `SyncBudget`.
     public var syncBytesPerSecondWhileDrawing: Int? = 32 << 10
 
     public init(nodeID: String, seed: UInt64) {
@@ -155,7 +156,7 @@ public struct SessionStatistics: Sendable, Hashable {
     /// Operations sent in answer to SYNC_STROKES, SYNC_WANT or a legacy member, and bytes.
     public var repairMessages = 0
     public var repairBytes = 0
-    /// Exchanges (answers, summaries of strokes, repairs) put off because members were
+    /// Exchanges (answers, summaries of strokes, wants) put off because members were
     /// drawing and the sync budget was spent.
     public var deferred = 0
     /// Messages rejected and messages of unknown types or versions.

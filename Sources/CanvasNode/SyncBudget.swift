@@ -1,4 +1,5 @@
-/// How many bytes of anti-entropy a node may send on one transport while members draw
+/// How many bytes of anti-entropy's search for differences (answers, stroke summaries,
+/// wants; never repairs) a node may send on one transport while members draw
 /// (PROTOCOL.md §13.5, docs/sync.md): a token bucket that is bottomless while the room is
 /// quiet.
 ///

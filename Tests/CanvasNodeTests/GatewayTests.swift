@@ -21,6 +21,8 @@ import Testing
         var syncEvents: [String: [String]] = [:]
         /// Whether the LAN's members all read compact operations (PROTOCOL.md §15).
         var compactLAN = false
+        /// How long a message takes (in order, no loss).
+        var latency: Duration = .milliseconds(10)
         /// The first byte of every message that carried operations, by transport.
         var operationFirstBytes: [TransportID: Set<UInt8>] = [:]
 
@@ -63,7 +65,7 @@ import Testing
                     case .peer(let peer): targets = [peer.rawValue]
                     }
                     for target in targets where up[transport, default: []].contains(target) {
-                        queue.append((now + .milliseconds(10), target, .received(bytes, from: PeerID(node), via: transport)))
+                        queue.append((now + latency, target, .received(bytes, from: PeerID(node), via: transport)))
                     }
                     if let id { queue.append((now, node, .accepted(id, via: transport))) }
                 case .scheduleTimer(let at):
