@@ -123,7 +123,7 @@ public enum SVGPlot {
             svg += "<line x1=\"\(format(plotLeft))\" x2=\"\(format(plotRight))\" y1=\"\(format(y(target.y)))\" y2=\"\(format(y(target.y)))\" stroke=\"#c00\" stroke-dasharray=\"5 4\"/>\n"
             svg += "<text x=\"\(format(plotRight - 4))\" y=\"\(format(y(target.y) - 4))\" text-anchor=\"end\" fill=\"#c00\">\(escape(target.label))</text>\n"
         }
-        for (index, series) in panel.series.enumerated() {
+        for series in panel.series {
             let path = series.points.sorted { $0.x < $1.x }.map { "\(format(x($0.x))),\(format(y($0.y)))" }
             if path.count > 1 {
                 svg += "<polyline fill=\"none\" stroke=\"\(series.colour)\" stroke-width=\"2\" points=\"\(path.joined(separator: " "))\"/>\n"
@@ -131,9 +131,36 @@ public enum SVGPlot {
             for point in series.points {
                 svg += "<circle cx=\"\(format(x(point.x)))\" cy=\"\(format(y(point.y)))\" r=\"3\" fill=\"\(series.colour)\"/>\n"
             }
-            let legendY = plotTop + 6 + Double(index) * 15
-            svg += "<rect x=\"\(format(plotLeft + 8))\" y=\"\(format(legendY - 8))\" width=\"10\" height=\"10\" fill=\"\(series.colour)\"/>\n"
-            svg += "<text x=\"\(format(plotLeft + 22))\" y=\"\(format(legendY + 1))\">\(escape(series.name))</text>\n"
+        }
+        // The legend goes on top, in the first corner free of data (upper left, lower right,
+        // upper right, lower left; else upper left), on a white box that keeps it readable.
+        let boxWidth = 30 + 6.5 * Double(panel.series.map(\.name.count).max() ?? 0)
+        let boxHeight = 8 + 15 * Double(panel.series.count)
+        let corners = [
+            (plotLeft + 4, plotTop - 4), (plotRight - boxWidth - 4, plotBottom - boxHeight - 4),
+            (plotRight - boxWidth - 4, plotTop - 4), (plotLeft + 4, plotBottom - boxHeight - 4),
+        ]
+        // The points and the lines between them, sampled, in pixels.
+        var points: [(Double, Double)] = []
+        for series in panel.series {
+            let sorted = series.points.sorted { $0.x < $1.x }.map { (x($0.x), y($0.y)) }
+            points += sorted
+            for (a, b) in zip(sorted, sorted.dropFirst()) {
+                for step in 1..<24 {
+                    let t = Double(step) / 24
+                    points.append((a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t))
+                }
+            }
+        }
+        let (boxLeft, boxTop) =
+            corners.first { corner in
+                !points.contains { $0.0 >= corner.0 - 4 && $0.0 <= corner.0 + boxWidth + 4 && $0.1 >= corner.1 - 4 && $0.1 <= corner.1 + boxHeight + 4 }
+            } ?? corners[0]
+        svg += "<rect x=\"\(format(boxLeft))\" y=\"\(format(boxTop))\" width=\"\(format(boxWidth))\" height=\"\(format(boxHeight))\" fill=\"white\" fill-opacity=\"0.85\" stroke=\"#ddd\"/>\n"
+        for (index, series) in panel.series.enumerated() {
+            let legendY = boxTop + 14 + Double(index) * 15
+            svg += "<rect x=\"\(format(boxLeft + 6))\" y=\"\(format(legendY - 9))\" width=\"10\" height=\"10\" fill=\"\(series.colour)\"/>\n"
+            svg += "<text x=\"\(format(boxLeft + 20))\" y=\"\(format(legendY))\">\(escape(series.name))</text>\n"
         }
         return svg + "</g>\n"
     }

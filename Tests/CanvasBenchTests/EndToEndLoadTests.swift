@@ -70,4 +70,16 @@ import Testing
         #expect(SVGPlot.ticks(upTo: 240) == [0, 50, 100, 150, 200, 250])
         #expect(SVGPlot.decades(covering: [3.2, 250, 74_000]) == [1, 10, 100, 1000, 10_000, 100_000])
     }
+
+    @Test func theLegendKeepsClearOfTheLines() {
+        // A line across the top left: the legend's box goes to the lower right.
+        let falling = SVGPlot.Panel(
+            title: "t", xLabel: "x", yLabel: "y",
+            series: [.init(name: "falling", colour: "#00f", points: [(0, 100), (500, 90), (1000, 10)])], target: nil)
+        let svg = SVGPlot.document([falling], caption: "")
+        let box = svg.components(separatedBy: "\n").first { $0.contains("fill-opacity") } ?? ""
+        let x = Double(box.components(separatedBy: "x=\"").dropFirst().first?.split(separator: "\"").first ?? "") ?? 0
+        #expect(x > 200, "legend box at x \(x): \(box)")
+    }
 }
+
