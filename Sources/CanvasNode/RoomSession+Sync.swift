@@ -120,7 +120,7 @@ extension RoomSession {
         }
         let messages = MessagePacking.strokeMessages(
             node: nodeID, root: digest.root, to: message.node, buckets: buckets, maxBytes: transports[id]!.maxMessageBytes)
-        guard spendSyncBudget(messages.reduce(0) { $0 + $1.count }, on: id, now: now) else { return }
+        guard spendSyncBudget(on: messages, via: id, now: now) else { return }
         sendSync(messages, to: .peer(peer), via: id, &actions)
         noteSyncing(peer, via: id, &actions)
     }
@@ -153,7 +153,7 @@ extension RoomSession {
         let messages = MessagePacking.wantMessages(
             node: nodeID, root: document.digest.root, to: message.node, strokes: wanted,
             maxBytes: transports[id]!.maxMessageBytes)
-        guard spendSyncBudget(messages.reduce(0) { $0 + $1.count }, on: id, now: now) else { return }
+        guard spendSyncBudget(on: messages, via: id, now: now) else { return }
         sendSync(messages, to: .peer(peer), via: id, &actions)
         noteSyncing(peer, via: id, &actions)
     }
@@ -177,7 +177,7 @@ extension RoomSession {
         guard root != digest.root, transports[id]!.members.contains(peer) else { return }
         let messages = MessagePacking.bucketMessages(
             node: nodeID, root: digest.root, to: node, buckets: digest.buckets, maxBytes: transports[id]!.maxMessageBytes)
-        guard spendSyncBudget(messages.reduce(0) { $0 + $1.count }, on: id, now: now) else { return }
+        guard spendSyncBudget(on: messages, via: id, now: now) else { return }
         transports[id]!.answeredRoots = transports[id]!.answeredRoots.filter { $0.value > now }
         transports[id]!.answeredRoots[root] = now + configuration.announceInterval / 2
         statistics.answers += 1

@@ -355,9 +355,11 @@ public struct RoomSession: Sendable {
         }
     }
 
-    /// Takes `bytes` of anti-entropy on transport `id` from its budget (always granted
-    /// when nobody drew within `drawingWindow`); a refusal is counted as deferred.
-    mutating func spendSyncBudget(_ bytes: Int, on id: TransportID, now: Duration) -> Bool {
+    /// Takes the bytes of `messages` (one step of anti-entropy's search) on transport `id`
+    /// from its budget (always granted when nobody drew within `drawingWindow`); a refusal
+    /// is counted as deferred.
+    mutating func spendSyncBudget(on messages: [[UInt8]], via id: TransportID, now: Duration) -> Bool {
+        let bytes = messages.reduce(0) { $0 + $1.count }
         let drawing = lastDrawnAnywhere.map { now - $0 < configuration.drawingWindow } ?? false
         let members = transports[id]!.members.count
         guard transports[id]!.syncBudget?.spend(bytes, members: members, drawing: drawing, now: now) ?? true else {

@@ -9,14 +9,14 @@
 /// drawn against 20 of data) caused the losses it meant to repair, and an overload became
 /// a collapse. Live traffic repairs itself (the LAN's NACKs, XMPP's acknowledgements);
 /// anti-entropy is for what that missed, which can wait until the drawing stops.
-struct SyncBudget: Sendable, Hashable {
+struct SyncBudget: Sendable {
     /// Bytes a second for the whole transport while members draw; each node takes its
     /// share (this divided by the members, at least `minimumPerSecond`).
-    var perSecond: Int
+    let perSecond: Int
     /// The least a node may send a second while members draw.
-    var minimumPerSecond: Int
+    let minimumPerSecond: Int
     /// What may be saved up: enough for one answer to a summary (256 bucket hashes).
-    var burst: Int
+    let burst: Int
 
     private var tokens: Double
     private var updated: Duration?

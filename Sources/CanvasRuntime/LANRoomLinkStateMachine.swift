@@ -43,6 +43,13 @@ struct LANRoomLinkStateMachine {
         compactPayloads = readsCompactPayloads
     }
 
+    /// Whether `payload` is compact or packed while this node stands in for the previous
+    /// version, which cannot read either.
+    private func isUnreadable(_ payload: [UInt8]) -> Bool {
+        guard !readsCompactPayloads, let first = payload.first else { return false }
+        return first == PackedPayload.marker || CompactOperationCoding.isCompact(firstByte: first)
+    }
+
     /// Whether this node is the cluster's gateway to the XMPP room.
     var isGateway: Bool { gateway == nodeID }
 
@@ -63,16 +70,14 @@ struct LANRoomLinkStateMachine {
         switch event {
         case .delivered(let deliveries):
             if deliveries.count == 1, let delivery = deliveries.first, !PackedPayload.isPacked(delivery.payload),
-                readsCompactPayloads || !(delivery.payload.first.map(CompactOperationCoding.isCompact) ?? false)
+                !isUnreadable(delivery.payload)
             {
                 return [.session(.received(delivery.payload, from: PeerID(delivery.from), via: Self.transportID))]
             }
             var actions: [Action] = []
             var messages: [(bytes: [UInt8], from: PeerID)] = []
             for delivery in deliveries {
-                if !readsCompactPayloads, let first = delivery.payload.first,
-                    first == PackedPayload.marker || CompactOperationCoding.isCompact(firstByte: first)
-                {
+                if isUnreadable(delivery.payload) {
                     // What a node of the previous version makes of it: not JSON.
                     let error = ProtocolError(.malformedJSON, path: "", "not a JSON message (a compact or packed payload)")
                     actions.append(.event(.rejected(room: room, member: delivery.from, via: Self.transportID.rawValue, error: "\(error)")))

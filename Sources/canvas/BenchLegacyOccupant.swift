@@ -28,11 +28,11 @@ struct BenchLegacyOccupant {
         }
         let python = try pythonEnvironment(repository: root, work: work)
         let log = work.appendingPathComponent("original-app.log")
-        let (jid, _) = try server.account("mallory", passwordFileIn: work)
         let process = try ChildProcess(
             python,
             [
-                script.path, "--jid", jid, "--password", "mallory-pw", "--room", room, "--nick", "ipad",
+                script.path, "--jid", "mallory@\(server.domain)", "--password", BenchXMPPServer.password(of: "mallory"),
+                "--room", room, "--nick", "ipad",
                 "--host", server.host, "--port", server.port, "--ca-file", server.caFile, "--linger", "86400",
             ],
             log: log.path)

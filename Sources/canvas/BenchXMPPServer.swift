@@ -59,9 +59,12 @@ struct BenchXMPPServer {
     /// file with its password, written into `folder`.
     func account(_ user: String, passwordFileIn folder: URL) throws -> (jid: String, passwordFile: String) {
         let file = folder.appendingPathComponent("\(user).password")
-        try "\(user)-pw\n".write(to: file, atomically: true, encoding: .utf8)
+        try "\(Self.password(of: user))\n".write(to: file, atomically: true, encoding: .utf8)
         return ("\(user)@\(domain)", file.path)
     }
+
+    /// The password of the harness's account `user`.
+    static func password(of user: String) -> String { "\(user)-pw" }
 
     /// The harness's accounts, in order.
     static let users = ["alice", "bob", "carol", "dave", "erin", "mallory"]

@@ -63,12 +63,12 @@ struct EndToEndRun {
             return points > 0 ? cpu / Double(points) * 1e6 : 0
         }
         var fellBehind: [String] { nodes.filter { !$0.converged }.map(\.name) }
-        func lanPerPoint(_ key: String) -> Double {
-            Double(nodes.reduce(0) { $0 + ($1.lanStats[key] ?? 0) }) / Double(max(1, totalPoints))
-        }
+        func lanPerPoint(_ key: String) -> Double { perPoint(\.lanStats, key) }
         /// Anti-entropy's sends (all nodes, all transports) per point drawn.
-        func syncPerPoint(_ key: String) -> Double {
-            Double(nodes.reduce(0) { $0 + ($1.syncStats[key] ?? 0) }) / Double(max(1, totalPoints))
+        func syncPerPoint(_ key: String) -> Double { perPoint(\.syncStats, key) }
+        /// A counter of every node's shutdown report, summed, per point drawn.
+        private func perPoint(_ report: KeyPath<NodeFigures, [String: Int]>, _ key: String) -> Double {
+            Double(nodes.reduce(0) { $0 + ($1[keyPath: report][key] ?? 0) }) / Double(max(1, totalPoints))
         }
         /// What all nodes sent into the XMPP room, in total.
         func xmppTotal(_ key: String) -> Int { nodes.reduce(0) { $0 + ($1.xmppStats[key] ?? 0) } }
