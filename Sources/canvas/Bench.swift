@@ -159,9 +159,40 @@ extension Bench {
 
         @Option(
             help: ArgumentHelp(
-                "With --e2e: the XMPP server the benchmark starts: prosody, ejabberd, or none (one LAN group only).",
+                "With --e2e: the XMPP server the benchmark starts: prosody, ejabberd, or none (one LAN group only); "
+                    + "--xmpp-host uses an existing one instead.",
                 valueName: "KIND"))
         var server = "prosody"
+
+        @Option(
+            help: ArgumentHelp(
+                "With --e2e: use the XMPP server already running at this address instead of starting one "
+                    + "(with --xmpp-muc-service, --xmpp-jid and --xmpp-password-file).", valueName: "HOST"))
+        var xmppHost: String?
+
+        @Option(help: ArgumentHelp("With --xmpp-host: its client port (STARTTLS).", valueName: "PORT"))
+        var xmppPort = 5222
+
+        @Option(help: ArgumentHelp("With --xmpp-host: its multi-user chat service, where the room is made.", valueName: "DOMAIN"))
+        var xmppMucService: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "With --xmpp-host: an account; one per LAN group's gateway (and one more for --legacy-occupant).",
+                valueName: "JID"))
+        var xmppJid: [String] = []
+
+        @Option(
+            help: ArgumentHelp(
+                "With --xmpp-host: a file whose first line is the password: one for every --xmpp-jid, or one each in order.",
+                valueName: "FILE"))
+        var xmppPasswordFile: [String] = []
+
+        @Option(help: ArgumentHelp("With --xmpp-host: the CA its certificate is checked against (default: the system's).", valueName: "FILE"))
+        var xmppCaFile: String?
+
+        @Option(help: ArgumentHelp("With --xmpp-host: the server's process id on this machine, to report its CPU.", valueName: "PID"))
+        var xmppServerPid: Int32?
 
         @Flag(
             help: ArgumentHelp(
@@ -213,17 +244,40 @@ extension Bench {
             guard rate >= 2, seconds >= 1, settle > 0 else {
                 throw ValidationError("--rate must be at least 2, --seconds at least 1 and --settle positive")
             }
+            let accountsNeeded = groups + (legacyOccupant ? 1 : 0)
+            if xmppHost != nil {
+                guard xmppMucService != nil, !xmppJid.isEmpty, !xmppPasswordFile.isEmpty else {
+                    throw ValidationError("--xmpp-host needs --xmpp-muc-service, --xmpp-jid and --xmpp-password-file")
+                }
+                guard xmppPasswordFile.count == 1 || xmppPasswordFile.count == xmppJid.count else {
+                    throw ValidationError(
+                        "--xmpp-password-file: give one for all the accounts or one for each --xmpp-jid (\(xmppJid.count))")
+                }
+                guard xmppJid.count >= accountsNeeded else {
+                    throw ValidationError(
+                        "\(groups) LAN group\(groups == 1 ? "" : "s")\(legacyOccupant ? " and the original app's stand-in" : "") need "
+                            + "\(accountsNeeded) --xmpp-jid accounts, got \(xmppJid.count)")
+                }
+                guard (1...65535).contains(xmppPort) else { throw ValidationError("--xmpp-port \(xmppPort): expected 1…65535") }
+                _ = try sweepCounts()
+                return
+            }
+            if xmppMucService != nil || !xmppJid.isEmpty || !xmppPasswordFile.isEmpty || xmppCaFile != nil || xmppServerPid != nil {
+                throw ValidationError("the --xmpp-… options describe an existing server: they need --xmpp-host")
+            }
             guard server == "none" || BenchXMPPServer.Kind(rawValue: server) != nil else {
                 throw ValidationError("--server \(server): expected prosody, ejabberd or none")
             }
             if server == "none" && legacyOccupant {
-                throw ValidationError("--legacy-occupant needs an XMPP server (--server prosody or ejabberd)")
+                throw ValidationError("--legacy-occupant needs an XMPP server (--server prosody or ejabberd, or --xmpp-host)")
             }
             if server == "none" && groups > 1 {
                 throw ValidationError("--groups \(groups) needs an XMPP server to bridge them; --server none takes one group")
             }
-            if groups > BenchXMPPServer.users.count {
-                throw ValidationError("at most \(BenchXMPPServer.users.count) groups (one XMPP account each)")
+            if server != "none" && accountsNeeded > BenchXMPPServer.harnessUsers.count {
+                throw ValidationError(
+                    "the harness has \(BenchXMPPServer.harnessUsers.count) accounts: at most \(BenchXMPPServer.harnessUsers.count) groups"
+                        + " (one fewer with --legacy-occupant)")
             }
             _ = try sweepCounts()
         }

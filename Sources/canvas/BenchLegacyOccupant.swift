@@ -20,8 +20,10 @@ struct BenchLegacyOccupant {
         var applied: Int
     }
 
-    /// Joins `room` on `server` as mallory (nick `ipad`), from the repository at `root`.
-    static func start(repository root: URL, server: BenchXMPPServer, room: String, work: URL) throws -> BenchLegacyOccupant {
+    /// Joins `room` on `server` with `account` (nick `ipad`), from the repository at `root`.
+    static func start(
+        repository root: URL, server: BenchXMPPServer, account: BenchXMPPServer.Account, room: String, work: URL
+    ) throws -> BenchLegacyOccupant {
         let script = root.appendingPathComponent("Tests/Integration/original_app.py")
         guard FileManager.default.fileExists(atPath: script.path) else {
             throw ValidationError("--legacy-occupant needs the repository's \(script.path)")
@@ -30,11 +32,8 @@ struct BenchLegacyOccupant {
         let log = work.appendingPathComponent("original-app.log")
         let process = try ChildProcess(
             python,
-            [
-                script.path, "--jid", "mallory@\(server.domain)", "--password", BenchXMPPServer.password(of: "mallory"),
-                "--room", room, "--nick", "ipad",
-                "--host", server.host, "--port", server.port, "--ca-file", server.caFile, "--linger", "86400",
-            ],
+            [script.path, "--jid", account.jid, "--password", try account.password(), "--room", room, "--nick", "ipad"]
+                + server.connectionArguments + ["--linger", "86400"],
             log: log.path)
         return BenchLegacyOccupant(process: process, log: log)
     }

@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
 
-/// A throwaway XMPP server on loopback for a benchmark, started and stopped with one of the
-/// repository's harnesses (`scripts/prosody-harness`, `scripts/ejabberd-harness`, which
-/// install their server when missing), and what a node needs to reach it.
+/// The XMPP server of a benchmark: a throwaway one on loopback, started and stopped with one
+/// of the repository's harnesses (`scripts/prosody-harness`, `scripts/ejabberd-harness`,
+/// which install their server when missing), or an existing one the user names
+/// (`--xmpp-host …`); and what a node needs to reach it.
 struct BenchXMPPServer {
     /// The servers the harnesses start.
     enum Kind: String, CaseIterable {
@@ -21,73 +22,137 @@ struct BenchXMPPServer {
         }
     }
 
-    let directory: URL
-    let harness: URL
-    /// The harness's `env` file: XMPP_HOST, XMPP_PORT, XMPP_DOMAIN, MUC_SERVICE, CA_FILE …
-    let settings: [String: String]
+    /// Where a run's server comes from.
+    enum Source {
+        /// Started for the run by the harness of `kind`, in the run's work folder.
+        case harness(Kind, URL)
+        /// A server that is already running, reached with these settings.
+        case existing(Existing)
 
-    /// Starts a server in `directory` with `harness`.
-    static func start(harness: URL, in directory: URL, environment: [String: String] = [:]) throws -> BenchXMPPServer {
-        try run(harness, ["start", directory.path], environment: environment)
-        let text = try String(contentsOf: directory.appendingPathComponent("env"), encoding: .utf8)
-        var settings: [String: String] = [:]
-        for line in text.split(separator: "\n") {
-            guard let equals = line.firstIndex(of: "=") else { continue }
-            settings[String(line[..<equals])] = String(line[line.index(after: equals)...])
-                .trimmingCharacters(in: CharacterSet(charactersIn: "'\""))
+        /// The server's name in the figures.
+        var displayName: String {
+            switch self {
+            case .harness(let kind, _): kind.displayName
+            case .existing(let existing): "XMPP server at \(existing.host):\(existing.port)"
+            }
         }
-        for key in ["XMPP_HOST", "XMPP_PORT", "XMPP_DOMAIN", "MUC_SERVICE", "CA_FILE", "SERVER_PID"] where settings[key] == nil {
-            throw ValidationError("the XMPP server's settings (\(directory.path)/env) lack \(key)")
+
+        /// The name in the JSON figures: the kind, or "existing".
+        var tag: String {
+            switch self {
+            case .harness(let kind, _): kind.rawValue
+            case .existing: "existing"
+            }
         }
-        return BenchXMPPServer(directory: directory, harness: harness, settings: settings)
     }
 
-    func stop() {
-        try? Self.run(harness, ["stop", directory.path], environment: [:])
+    /// An existing server (`--xmpp-host`, `--xmpp-port`, `--xmpp-muc-service`, `--xmpp-jid`,
+    /// `--xmpp-password-file`, `--xmpp-ca-file`, `--xmpp-server-pid`).
+    struct Existing {
+        var host: String
+        var port: Int
+        var mucService: String
+        var accounts: [Account]
+        var caFile: String?
+        var pid: Int32?
     }
 
-    var host: String { settings["XMPP_HOST"]! }
-    var port: String { settings["XMPP_PORT"]! }
-    var domain: String { settings["XMPP_DOMAIN"]! }
-    var mucService: String { settings["MUC_SERVICE"]! }
-    var caFile: String { settings["CA_FILE"]! }
+    /// An account on the server: the gateways use them in order, the original app's
+    /// stand-in (`--legacy-occupant`) the one after.
+    struct Account {
+        var jid: String
+        var passwordFile: String
 
-    /// The server's process id, for its CPU time.
-    var pid: Int32? { Int32(settings["SERVER_PID"]!) }
+        /// The password, the file's first line.
+        func password() throws -> String {
+            guard let text = try? String(contentsOfFile: passwordFile, encoding: .utf8),
+                let line = text.split(separator: "\n", omittingEmptySubsequences: false).first, !line.isEmpty
+            else { throw ValidationError("cannot read the password of \(jid) from \(passwordFile)") }
+            return String(line)
+        }
+    }
 
-    /// The account `user` of the harness (alice, bob, carol, dave, erin, mallory) and a
-    /// file with its password, written into `folder`.
-    func account(_ user: String, passwordFileIn folder: URL) throws -> (jid: String, passwordFile: String) {
-        let file = folder.appendingPathComponent("\(user).password")
-        try "\(Self.password(of: user))\n".write(to: file, atomically: true, encoding: .utf8)
-        return ("\(user)@\(domain)", file.path)
+    let displayName: String
+    let host: String
+    let port: String
+    let mucService: String
+    /// The CA the server's certificate is checked against (nil: the system's).
+    let caFile: String?
+    /// The server's process id, for its CPU time (nil: not known, or not on this machine).
+    let pid: Int32?
+    let accounts: [Account]
+    /// What stops the server (nothing for an existing one).
+    private let stopAction: () -> Void
+
+    /// The server of `source`; a harness starts its server in `folder`, where the accounts'
+    /// password files are written too.
+    static func start(_ source: Source, in folder: URL) throws -> BenchXMPPServer {
+        switch source {
+        case .existing(let existing):
+            return BenchXMPPServer(
+                displayName: source.displayName, host: existing.host, port: String(existing.port), mucService: existing.mucService,
+                caFile: existing.caFile, pid: existing.pid, accounts: existing.accounts, stopAction: {})
+        case .harness(let kind, let harness):
+            let directory = folder.appendingPathComponent(kind.rawValue)
+            try run(harness, ["start", directory.path])
+            let text = try String(contentsOf: directory.appendingPathComponent("env"), encoding: .utf8)
+            var settings: [String: String] = [:]
+            for line in text.split(separator: "\n") {
+                guard let equals = line.firstIndex(of: "=") else { continue }
+                settings[String(line[..<equals])] = String(line[line.index(after: equals)...])
+                    .trimmingCharacters(in: CharacterSet(charactersIn: "'\""))
+            }
+            for key in ["XMPP_HOST", "XMPP_PORT", "XMPP_DOMAIN", "MUC_SERVICE", "CA_FILE", "SERVER_PID"] where settings[key] == nil {
+                try? run(harness, ["stop", directory.path])
+                throw ValidationError("the XMPP server's settings (\(directory.path)/env) lack \(key)")
+            }
+            let accounts = try harnessUsers.map { user in
+                let file = folder.appendingPathComponent("\(user).password")
+                try "\(harnessPassword(of: user))\n".write(to: file, atomically: true, encoding: .utf8)
+                return Account(jid: "\(user)@\(settings["XMPP_DOMAIN"]!)", passwordFile: file.path)
+            }
+            return BenchXMPPServer(
+                displayName: kind.displayName, host: settings["XMPP_HOST"]!, port: settings["XMPP_PORT"]!,
+                mucService: settings["MUC_SERVICE"]!, caFile: settings["CA_FILE"]!, pid: Int32(settings["SERVER_PID"]!),
+                accounts: accounts, stopAction: { try? run(harness, ["stop", directory.path]) })
+        }
+    }
+
+    func stop() { stopAction() }
+
+    /// The options of `canvas join` (and of the original app's stand-in) that reach the server.
+    var connectionArguments: [String] {
+        ["--host", host, "--port", port] + (caFile.map { ["--ca-file", $0] } ?? [])
     }
 
     /// The password of the harness's account `user`.
-    static func password(of user: String) -> String { "\(user)-pw" }
+    static func harnessPassword(of user: String) -> String { "\(user)-pw" }
 
-    /// The harness's accounts, in order.
-    static let users = ["alice", "bob", "carol", "dave", "erin", "mallory"]
+    /// The harness's accounts, in order: one per LAN group's gateway, the last for the
+    /// original app's stand-in.
+    static let harnessUsers = ["alice", "bob", "carol", "dave", "erin", "mallory"]
 
-    /// Finds the harness of `kind` above the working directory or this executable.
-    static func findHarness(_ kind: Kind) -> URL? {
+    /// The repository this executable belongs to: the first folder above the working
+    /// directory or the executable that holds `scripts/prosody-harness`.
+    static func findRepository() -> URL? {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         for start in [URL(fileURLWithPath: FileManager.default.currentDirectoryPath), executable.deletingLastPathComponent()] {
             var folder = start
             for _ in 0..<8 {
-                let candidate = folder.appendingPathComponent(kind.harnessPath)
-                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+                if FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent(Kind.prosody.harnessPath).path) {
+                    return folder
+                }
                 folder = folder.deletingLastPathComponent()
             }
         }
         return nil
     }
 
-    private static func run(_ harness: URL, _ arguments: [String], environment: [String: String]) throws {
+    private static func run(_ harness: URL, _ arguments: [String]) throws {
         // Its output goes to a file, not a pipe: the server it starts keeps its descriptors.
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("canvas-harness-\(UUID().uuidString).log")
         defer { try? FileManager.default.removeItem(at: log) }
-        let status = try ChildProcess(harness.path, arguments, environment: environment, log: log.path).wait()
+        let status = try ChildProcess(harness.path, arguments, log: log.path).wait()
         guard status == 0 else {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             throw ValidationError("\(harness.path) \(arguments.joined(separator: " ")) failed (status \(status)):\n\(text)")

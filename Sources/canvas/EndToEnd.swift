@@ -14,10 +14,11 @@ struct EndToEndRun {
     var load: AuthorLoad
     /// How long to wait after the load for every node to hold every point.
     var settle: Double
-    /// The XMPP server the run starts (nil: LAN only).
-    var server: BenchXMPPServer.Kind?
+    /// The XMPP server of the run (nil: LAN only).
+    var server: BenchXMPPServer.Source?
     var canvas: String
-    var harness: URL?
+    /// The repository (for the original app's stand-in).
+    var repository: URL?
     var work: URL
     var durable: Bool
     var progress: Bool
@@ -82,13 +83,9 @@ struct EndToEndRun {
             for node in started where node.isRunning { node.stop(timeout: 5) }
             server?.stop()
         }
-        if let kind = self.server {
-            guard let harness else {
-                throw ValidationError(
-                    "cannot find \(kind.harnessPath) (run from the repository, or give --harness PATH, or --server none)")
-            }
-            say("starting \(kind.displayName)")
-            server = try BenchXMPPServer.start(harness: harness, in: work.appendingPathComponent(kind.rawValue))
+        if let source = self.server {
+            if case .harness = source { say("starting \(source.displayName)") }
+            server = try BenchXMPPServer.start(source, in: work)
         }
         let tag = String(UInt32.random(in: 0...UInt32.max), radix: 36)
         let room = server.map { "bench-\(tag)@\($0.mucService)" } ?? "bench-\(tag)"
@@ -108,11 +105,8 @@ struct EndToEndRun {
             ]
             arguments += durable ? ["--store", work.appendingPathComponent("store-\(name)").path] : ["--memory"]
             if let server, index < groups {  // each group's first node is its gateway
-                let (jid, passwordFile) = try server.account(BenchXMPPServer.users[group % BenchXMPPServer.users.count], passwordFileIn: work)
-                arguments += [
-                    "--jid", jid, "--password-file", passwordFile, "--host", server.host, "--port", server.port,
-                    "--ca-file", server.caFile, "--nick", name,
-                ]
+                let account = server.accounts[group]
+                arguments += ["--jid", account.jid, "--password-file", account.passwordFile, "--nick", name] + server.connectionArguments
             }
             started.append(
                 try BenchNode(
@@ -140,10 +134,11 @@ struct EndToEndRun {
         for node in nodeList { if let failure = node.facts.errors.first { throw ValidationError("\(node.name): \(failure)") } }
         var occupant: BenchLegacyOccupant?
         defer { if let occupant, occupant.process.poll() == nil { occupant.process.signal(SIGKILL); _ = occupant.process.wait() } }
-        if legacyOccupant, let server, let harness {
+        if legacyOccupant, let server {
+            guard let repository else { throw ValidationError("--legacy-occupant needs the repository (run it from there)") }
             say("the original app's stand-in joins the room")
             occupant = try BenchLegacyOccupant.start(
-                repository: harness.deletingLastPathComponent().deletingLastPathComponent(), server: server, room: room, work: work)
+                repository: repository, server: server, account: server.accounts[groups], room: room, work: work)
             sleep(3)  // joined, seen by the gateways without the Canvas capabilities
         }
 

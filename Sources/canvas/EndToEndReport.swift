@@ -7,8 +7,8 @@ extension Bench.Users {
     /// a plot of a sweep; exit status 1 when a run did not converge.
     func runEndToEnd() throws {
         let executable = canvas ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
-        let kind = BenchXMPPServer.Kind(rawValue: server)
-        let harnessURL = harness.map { URL(fileURLWithPath: $0) } ?? kind.flatMap(BenchXMPPServer.findHarness)
+        let repository = BenchXMPPServer.findRepository()
+        let source = try serverSource(repository: repository)
         let base = work.map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("canvas-e2e-\(UInt32.random(in: 0...UInt32.max))")
         var results: [EndToEndRun.Result] = []
@@ -16,7 +16,7 @@ extension Bench.Users {
             let run = EndToEndRun(
                 nodes: nodes, groups: groups,
                 load: AuthorLoad(authors: authors, pointsPerSecond: rate, seconds: seconds, seed: UInt64(index + 1)),
-                settle: settle, server: kind, canvas: executable, harness: harnessURL,
+                settle: settle, server: source, canvas: executable, repository: repository,
                 work: base.appendingPathComponent("run-\(authors)"), durable: !memory, progress: !json,
                 legacyOccupant: legacyOccupant)
             let result = try run.run()
@@ -35,6 +35,27 @@ extension Bench.Users {
         if results.contains(where: { !$0.converged }) {
             throw ExitCode(1)
         }
+    }
+
+    /// The run's XMPP server: the existing one of `--xmpp-host`, the harness of `--server`
+    /// (`--harness`, or the repository's), or none.
+    private func serverSource(repository: URL?) throws -> BenchXMPPServer.Source? {
+        if let xmppHost, let xmppMucService {
+            let accounts = xmppJid.enumerated().map { index, jid in
+                BenchXMPPServer.Account(jid: jid, passwordFile: xmppPasswordFile[xmppPasswordFile.count == 1 ? 0 : index])
+            }
+            for account in accounts { _ = try account.password() }
+            return .existing(
+                BenchXMPPServer.Existing(
+                    host: xmppHost, port: xmppPort, mucService: xmppMucService, accounts: accounts, caFile: xmppCaFile,
+                    pid: xmppServerPid))
+        }
+        guard let kind = BenchXMPPServer.Kind(rawValue: server) else { return nil }
+        guard let harness = harness.map({ URL(fileURLWithPath: $0) }) ?? repository?.appendingPathComponent(kind.harnessPath) else {
+            throw ValidationError(
+                "cannot find \(kind.harnessPath) (run from the repository, or give --harness PATH, --xmpp-host HOST or --server none)")
+        }
+        return .harness(kind, harness)
     }
 
     static var machine: [String: Any] {
@@ -115,7 +136,7 @@ extension Bench.Users {
         let run = result.run
         var object: [String: Any] = [
             "authors": run.load.authors, "rate": run.load.pointsPerSecond, "seconds": run.load.seconds, "nodes": run.nodes,
-            "groups": run.groups, "server": run.server?.rawValue ?? "none", "stores": run.durable,
+            "groups": run.groups, "server": run.server?.tag ?? "none", "stores": run.durable,
             "points": result.totalPoints, "converged": result.converged, "same_lan": distribution(result.sameLAN),
             "across_xmpp": distribution(result.acrossXMPP), "cpu_us_per_point": result.cpuPerPointMicroseconds,
             "lan_datagrams_per_point": result.lanPerPoint("datagrams_sent"), "lan_bytes_per_point": result.lanPerPoint("bytes_sent"),

@@ -31,7 +31,8 @@ def argument_parser(doc):
     p.add_argument("--nick", required=True)
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, required=True)
-    p.add_argument("--ca-file", required=True, help="PEM certificate(s) to trust (the harness's ca.pem)")
+    p.add_argument("--ca-file", default=None,
+                   help="PEM certificate(s) to trust (the harness's ca.pem; default: the system's CAs)")
     p.add_argument("--direct-tls", action="store_true", help="--port is the direct TLS port, not STARTTLS")
     return p
 
@@ -56,7 +57,8 @@ class RoomClient(slixmpp.ClientXMPP):
         self.room = slixmpp.JID(args.room)
         self.nick = args.nick
         self.max_history = max_history
-        self.ca_certs = args.ca_file
+        if args.ca_file is not None:
+            self.ca_certs = args.ca_file
         self.enable_starttls = not args.direct_tls
         self.enable_direct_tls = args.direct_tls
         self.enable_plaintext = False

@@ -307,19 +307,21 @@ class LANGateway(unittest.TestCase):
 
 class EndToEndBenchmark(unittest.TestCase):
     """`canvas bench 1000-user --e2e` in a small form: real nodes in two LAN groups bridged
-    by a Prosody or ejabberd room the benchmark starts, authors drawing through standard input. CI
-    asserts that every node ends with every point (the benchmark's own check) and that
-    latency was measured on both paths; the figures are docs/benchmarks.md's."""
+    by an XMPP room, authors drawing through standard input: once on a Prosody this test
+    starts (the benchmark's --xmpp-host: an existing server), once on an ejabberd the
+    benchmark starts itself (--server ejabberd). CI asserts that every node ends with every
+    point (the benchmark's own check) and that latency was measured on both paths; the
+    figures are docs/benchmarks.md's."""
 
-    def run_small(self, server, harness):
-        work = tempfile.mkdtemp(prefix=f"canvas-e2e-{server}-")
+    def run_small(self, server_arguments, expected_server):
+        work = tempfile.mkdtemp(prefix=f"canvas-e2e-{expected_server}-")
         result = subprocess.run(
             [CANVAS, "bench", "1000-user", "--e2e", "--nodes", "6", "--groups", "2", "--authors", "100",
-             "--seconds", "8", "--settle", "30", "--server", server, "--harness", harness, "--work", work, "--json"],
+             "--seconds", "8", "--settle", "30", *server_arguments, "--work", work, "--json"],
             capture_output=True, text=True, timeout=300)
         self.assertEqual(result.returncode, 0, f"the benchmark failed:\n{result.stdout}\n{result.stderr[-3000:]}")
         run = json.loads(result.stdout.strip().splitlines()[-1])["runs"][0]
-        self.assertEqual(run["server"], server)
+        self.assertEqual(run["server"], expected_server)
         self.assertTrue(run["converged"], run)
         self.assertEqual(run["points"], 100 * 15 * 8)
         self.assertEqual(run["fell_behind"], [])
@@ -327,12 +329,31 @@ class EndToEndBenchmark(unittest.TestCase):
         self.assertGreater(run["across_xmpp"]["count"], 0)
         # Compact payloads on the LAN (PROTOCOL.md §15): JSON took 29 or more bytes a point.
         self.assertLess(run["lan_bytes_per_point"], 29, run)
+        return run
 
-    def test_a_small_end_to_end_run_converges(self):
-        self.run_small("prosody", HARNESS)
+    def test_a_small_end_to_end_run_converges_on_an_existing_prosody(self):
+        server = Prosody("e2e")
+        self.addCleanup(server.stop)
+        env = server.env
+        run = self.run_small(
+            ["--xmpp-host", env["XMPP_HOST"], "--xmpp-port", env["XMPP_PORT"], "--xmpp-muc-service", env["MUC_SERVICE"],
+             "--xmpp-jid", server.jid("alice"), "--xmpp-password-file", server.password_file("alice"),
+             "--xmpp-jid", server.jid("bob"), "--xmpp-password-file", server.password_file("bob"),
+             "--xmpp-ca-file", env["CA_FILE"], "--xmpp-server-pid", env["SERVER_PID"]],
+            "existing")
+        self.assertGreater(run["server_cpu_s"], 0)
 
     def test_a_small_end_to_end_run_converges_through_ejabberd(self):
-        self.run_small("ejabberd", os.path.join(os.path.dirname(HARNESS), "ejabberd-harness"))
+        self.run_small(["--server", "ejabberd", "--harness", os.path.join(os.path.dirname(HARNESS), "ejabberd-harness")],
+                       "ejabberd")
+
+    def test_the_benchmark_names_what_an_existing_server_lacks(self):
+        result = subprocess.run(
+            [CANVAS, "bench", "1000-user", "--e2e", "--groups", "2", "--xmpp-host", "127.0.0.1",
+             "--xmpp-muc-service", "rooms.example", "--xmpp-jid", "a@example", "--xmpp-password-file", "/dev/null"],
+            capture_output=True, text=True, timeout=30)
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("need 2 --xmpp-jid accounts, got 1", result.stderr)
 
 
 if __name__ == "__main__":
