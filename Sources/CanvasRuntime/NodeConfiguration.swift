@@ -44,6 +44,9 @@ public struct NodeConfiguration: Sendable {
         public var plaintextForTesting = false
         /// The nickname in every room; by default the node id.
         public var nickname: String?
+        /// Whether operations travel compact among the room's Canvas nodes of this version
+        /// (PROTOCOL.md §14.11); false stands in for the previous version (tests).
+        public var compactPayloads = true
 
         /// The account `jid` with `password`, its server found from the JID's domain.
         public init(jid: String, password: String) {

@@ -85,7 +85,9 @@ final class NodeLoop {
             for (index, name) in configuration.rooms.enumerated() {
                 let room = try makeRoom(name, account: account, replica: replicas[index])
                 links.append(
-                    XMPPRoomLink(room: room, replica: replicas[index], client: client, clock: clock, logger: logger, emit: emit))
+                    XMPPRoomLink(
+                        room: room, replica: replicas[index], client: client, readsCompact: account.compactPayloads, clock: clock,
+                        logger: logger, emit: emit))
             }
             tasks.append(Task(executorPreference: executor) { await client.run() })
             let budget = clientBudget
@@ -250,7 +252,7 @@ final class NodeLoop {
         let security: XMPPClientConfiguration.Security =
             account.plaintextForTesting ? .noneForTesting : account.directTLS ? .directTLS(tls) : .startTLS(tls)
         var client = XMPPClientConfiguration(connection: connection, host: account.host, port: account.port, security: security)
-        client.capabilities = XMPPRoomLinkStateMachine.capabilities
+        client.capabilities = XMPPRoomLinkStateMachine.capabilities(readsCompact: account.compactPayloads)
         return XMPPClient(configuration: client, eventLoopGroup: group, logger: logger)
     }
 
@@ -296,7 +298,7 @@ final class NodeLoop {
                 configuration: try MUCRoomConfiguration(
                     roomJID: name, nickname: account.nickname ?? replica.session.nodeID,
                     payloadElement: XMPPRoomLinkStateMachine.payloadElement,
-                    capabilities: XMPPRoomLinkStateMachine.capabilities))
+                    capabilities: XMPPRoomLinkStateMachine.capabilities(readsCompact: account.compactPayloads)))
         } catch {
             throw NodeError(.invalidConfiguration, "\(error)")
         }

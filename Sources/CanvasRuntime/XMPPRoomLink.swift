@@ -22,7 +22,7 @@ final class XMPPRoomLink: RoomTransport {
     /// noted: the archive position, and local operations the room had not confirmed (they
     /// go out again after the first join).
     init(
-        room: MUCRoom, replica: RoomReplica, client: XMPPClient, clock: NodeClock, logger: Logger,
+        room: MUCRoom, replica: RoomReplica, client: XMPPClient, readsCompact: Bool = true, clock: NodeClock, logger: Logger,
         emit: @escaping (NodeEvent) -> Void
     ) {
         self.replica = replica
@@ -58,7 +58,7 @@ final class XMPPRoomLink: RoomTransport {
         }
         machine = XMPPRoomLinkStateMachine(
             room: room, roomName: replica.name, nodeID: replica.session.nodeID, archivePosition: archivePosition,
-            storedUnconfirmed: unconfirmed, keepsNotes: replica.store != nil)
+            storedUnconfirmed: unconfirmed, keepsNotes: replica.store != nil, readsCompact: readsCompact)
         replica.attach(self, as: XMPPRoomLinkStateMachine.transportID)
     }
 
@@ -114,7 +114,7 @@ final class XMPPRoomLink: RoomTransport {
 
     /// The room confirms a message by reflecting it: accepted later.
     func send(_ bytes: [UInt8], kind: MessageKind, to destination: Destination, id: SendID?) -> SendOutcome {
-        let message = OutgoingMessage(body: String(decoding: bytes, as: UTF8.self), kind: kind, id: id, destination: destination)
+        let message = OutgoingMessage(bytes: bytes, kind: kind, id: id, destination: destination)
         perform(machine.send(message, now: clock.now, facts: facts))
         return .pending
     }

@@ -1,5 +1,6 @@
 import CanvasCore
 import CanvasNode
+import CanvasProtocol
 import Logging
 import XMPP
 
@@ -64,9 +65,12 @@ struct XMPPRoomLinkStateMachine {
 
     /// The transport the session knows this link by.
     static let transportID = TransportID("xmpp")
-    /// The largest protocol message sent in one body: well under Prosody's default stanza
-    /// limit of 256 KiB, escaping and the stanza's own markup included.
-    static let maxMessageBytes = 64 * 1024
+    /// The largest text sent in one stanza (a body, or the payload of a batch): well under
+    /// Prosody's default stanza limit of 256 KiB, escaping and the stanza's own markup included.
+    static let maxTextBytes = 64 * 1024
+    /// The largest protocol message the session hands over: in Base64 (compact, §14.11) it
+    /// still fits `maxTextBytes`.
+    static let maxMessageBytes = maxTextBytes / 4 * 3 - 4
     /// At most this many of our messages to the room travel unreflected; the others wait
     /// here, not in the connection's buffer, so that a flood does not put the room's pace
     /// behind our control stanzas (a self-ping stuck behind 25,000 messages timed out and
@@ -98,20 +102,28 @@ struct XMPPRoomLinkStateMachine {
     /// that peers of the original protocol, which hand every body to their decoder, never
     /// see them (PROTOCOL.md §14).
     static let payloadElement = MUCPayloadElement(name: "canvas", namespace: "urn:x-canvas:1")
+    /// The feature of nodes that read compact payloads (PROTOCOL.md §14.11).
+    static let compactFeature = "urn:x-canvas:1#compact"
 
     /// What a Canvas node announces in its room presence and answers to disco#info
-    /// (XEP-0115): the software `urn:x-canvas`, speaking the Canvas payload (sync).
-    static let capabilities = EntityCapabilities(
-        node: "urn:x-canvas", category: "client", type: "bot", name: "Canvas",
-        features: [payloadElement.namespace, "http://jabber.org/protocol/muc"])
+    /// (XEP-0115): the software `urn:x-canvas`, speaking the Canvas payload (sync) and,
+    /// unless it stands in for the previous version, compact payloads.
+    static func capabilities(readsCompact: Bool) -> EntityCapabilities {
+        EntityCapabilities(
+            node: "urn:x-canvas", category: "client", type: "bot", name: "Canvas",
+            features: [payloadElement.namespace, "http://jabber.org/protocol/muc"] + (readsCompact ? [compactFeature] : []))
+    }
+
+    /// This version's capabilities.
+    static let capabilities = capabilities(readsCompact: true)
 
     /// Where a message travels: operations and MEGA in the body, the rest (and batches of
-    /// operations) in the payload.
+    /// operations, and anything compact) in the payload.
     static func content(of message: OutgoingMessage) -> MUCMessageContent {
-        if message.isBatch { return .payload(message.body) }
+        if message.isBatch || !message.isJSON { return .payload(message.text) }
         switch message.kind {
-        case .operations, .legacyState: return .body(message.body)
-        case .sync, .repair: return .payload(message.body)
+        case .operations, .legacyState: return .body(message.text)
+        case .sync, .repair: return .payload(message.text)
         }
     }
 
@@ -125,6 +137,12 @@ struct XMPPRoomLinkStateMachine {
 
     /// The room's occupancy.
     private(set) var room: MUCRoom
+    /// Whether this node reads compact payloads (false: it stands in for the previous
+    /// version, which announced no `compactFeature` and reads JSON only).
+    let readsCompact: Bool
+    /// Whether the session sends operations here in their compact form: while the room is
+    /// up and every other occupant announces the capabilities of this version.
+    private(set) var compactOperations = false
     /// The room's name in the node's events.
     let roomName: String
     /// This node's id: the prefix of our stanza ids.
@@ -187,9 +205,10 @@ struct XMPPRoomLinkStateMachine {
     /// the store's notes said at start (`keepsNotes`: whether there is a store at all).
     init(
         room: MUCRoom, roomName: String, nodeID: String, archivePosition: String?,
-        storedUnconfirmed: [CanvasCore.Operation], keepsNotes: Bool
+        storedUnconfirmed: [CanvasCore.Operation], keepsNotes: Bool, readsCompact: Bool = true
     ) {
         self.room = room
+        self.readsCompact = readsCompact
         self.roomName = roomName
         self.nodeID = nodeID
         self.keepsNotes = keepsNotes
@@ -271,6 +290,7 @@ struct XMPPRoomLinkStateMachine {
         } else if transportUp {
             transportUp = false
             actions.append(.session(.transportDown(Self.transportID)))
+            updateCompactOperations(into: &actions)
         }
         return actions
     }
@@ -360,6 +380,8 @@ struct XMPPRoomLinkStateMachine {
         transportUp = true
         let others = room.occupants.values.filter { $0.nickname != room.nickname }
         let members = Set(others.map { PeerID($0.nickname) })
+        // First, so that what the session sends again on coming up goes in the right form.
+        updateCompactOperations(into: &actions)
         actions.append(.session(.transportUp(Self.transportID, maxMessageBytes: Self.maxMessageBytes, members: members)))
         for occupant in others.sorted(by: { $0.nickname < $1.nickname }) where Self.isCanvas(occupant) {
             actions.append(.session(.memberSpeaksSync(PeerID(occupant.nickname), via: Self.transportID)))
@@ -372,12 +394,29 @@ struct XMPPRoomLinkStateMachine {
         occupant.capabilities?.node == capabilities.node
     }
 
+    /// Whether an occupant reads compact payloads: it announces the capabilities of this
+    /// version (the same verification string: XEP-0115 §5 makes it name the same features).
+    static func readsCompact(_ occupant: MUCOccupant) -> Bool {
+        occupant.capabilities?.node == capabilities.node && occupant.capabilities?.ver == capabilities.ver
+    }
+
+    /// Tells the session when operations start or stop going compact (PROTOCOL.md §14.11).
+    private mutating func updateCompactOperations(into actions: inout [Action]) {
+        let compact =
+            readsCompact && transportUp
+            && room.occupants.values.allSatisfy { $0.nickname == room.nickname || Self.readsCompact($0) }
+        guard compact != compactOperations else { return }
+        compactOperations = compact
+        actions.append(.session(.compactOperations(compact, via: Self.transportID)))
+    }
+
     /// Out of the room: the session hears of it, and nothing waits any longer.
     private mutating func goDown(into actions: inout [Action]) {
         if transportUp {
             transportUp = false
             actions.append(.session(.transportDown(Self.transportID)))
         }
+        updateCompactOperations(into: &actions)
         for (stanzaID, message) in awaitingReflection where !message.ids.isEmpty {
             unreflectedWhenLost[stanzaID] = message.ids
         }
@@ -403,9 +442,10 @@ struct XMPPRoomLinkStateMachine {
     mutating func send(_ message: OutgoingMessage, now: Duration, facts: Facts) -> [Action] {
         var actions: [Action] = []
         if message.kind == .operations, message.destination == .room, room.isJoined, !isMixed {
-            if batchBytes + message.body.utf8.count + 1 > Self.maxMessageBytes { flushBatch(now: now, facts: facts, into: &actions) }
+            let size = message.isJSON ? message.bytes.count + 1 : (message.bytes.count + 3) * 4 / 3 + 4
+            if batchBytes + size > Self.maxTextBytes { flushBatch(now: now, facts: facts, into: &actions) }
             batch.append(message)
-            batchBytes += message.body.utf8.count + 1
+            batchBytes += size
             if batchStartedAt == nil { batchStartedAt = now }
             return actions
         }
@@ -431,9 +471,13 @@ struct XMPPRoomLinkStateMachine {
             send(messages[0], now: now, facts: facts, into: &actions)
             return
         }
+        // JSON messages one a line; with any compact one, all packed (PROTOCOL.md §14.10-11).
+        let bytes =
+            messages.allSatisfy(\.isJSON)
+            ? Array(messages.map(\.bytes).joined(separator: [0x0A]))
+            : PackedPayload.pack(messages.map(\.bytes), maxBytes: .max)[0]
         let combined = OutgoingMessage(
-            body: messages.map(\.body).joined(separator: "\n"), kind: .operations, id: nil, destination: .room,
-            isBatch: true, batchedIDs: messages.flatMap(\.ids))
+            bytes: bytes, kind: .operations, id: nil, destination: .room, isBatch: true, batchedIDs: messages.flatMap(\.ids))
         send(combined, now: now, facts: facts, into: &actions)
     }
 
@@ -461,6 +505,7 @@ struct XMPPRoomLinkStateMachine {
         }
         sentCounter += 1
         let stanzaID = "\(nodeID)-\(sentCounter)"
+        let content = Self.content(of: message)
         var stanza: XMLElement
         switch target {
         case .room:
@@ -468,22 +513,43 @@ struct XMPPRoomLinkStateMachine {
             // that has never spoken sync (peers of the original protocol read only
             // groupchat). Sync messages and what is meant for one member are not archived:
             // the archive keeps the room's own operations, once.
-            stanza = room.message(Self.content(of: message), stanzaID: stanzaID)
+            stanza = room.message(content, stanzaID: stanzaID)
             unreflected[stanzaID] = now
             if message.kind != .operations || message.destination != .room {
                 stanza.children.append(.element(XMLElement(name: "no-store", namespace: Self.hintsNamespace)))
-            } else if case .payload = Self.content(of: message) {
+            } else if case .payload = content {
                 // A batch has no body: servers archive body-less messages only when asked.
                 stanza.children.append(.element(XMLElement(name: "store", namespace: Self.hintsNamespace)))
             }
             if !message.ids.isEmpty { awaitingReflection[stanzaID] = message }
         case .peer(let peer):
-            stanza = room.privateMessage(Self.content(of: message), to: peer.rawValue, stanzaID: stanzaID)
+            stanza = room.privateMessage(content, to: peer.rawValue, stanzaID: stanzaID)
             stanza.children.append(.element(XMLElement(name: "no-store", namespace: Self.hintsNamespace)))
         }
         messagesSent += 1
-        bytesSent += message.body.utf8.count
+        bytesSent += content.text.utf8.count
         actions.append(.send(stanza))
+    }
+
+    /// The protocol messages a received text holds: a payload may hold several, one a line
+    /// (a batch of JSON operations, split as bytes: JSON text holds no raw line feed), or,
+    /// after `!`, the Base64 of a compact message or packed payload (PROTOCOL.md §14.11).
+    static func messages(of content: MUCMessageContent, readsCompact: Bool) throws(ProtocolError) -> [[UInt8]] {
+        guard case .payload(let text) = content else { return [Array(content.text.utf8)] }
+        if text.utf8.first == OutgoingMessage.compactMarker {
+            guard readsCompact else {
+                // What a node of the previous version makes of it: not JSON.
+                throw ProtocolError(.malformedJSON, path: "", "not a JSON message (a compact payload)")
+            }
+            guard let bytes = Crypto.base64Decode(String(text.dropFirst())), let first = bytes.first,
+                first == PackedPayload.marker || CompactOperationCoding.isCompact(firstByte: first)
+            else {
+                throw ProtocolError(.malformedCompact, path: "", "a payload after '!' is not the Base64 of a compact message")
+            }
+            return try PackedPayload.unpack(bytes)
+        }
+        let bytes = Array(text.utf8)
+        return bytes.contains(0x0A) ? bytes.split(separator: 0x0A).map(Array.init) : [bytes]
     }
 
     /// Sends what waits for the window, oldest first, while there is room.
@@ -521,6 +587,8 @@ struct XMPPRoomLinkStateMachine {
             catchUpDeadline = now + Self.catchUpLimit
         case .occupantJoined(let occupant):
             guard transportUp, occupant.nickname != room.nickname else { return }
+            // Before the member: nothing goes compact to it if it does not read that.
+            updateCompactOperations(into: &actions)
             actions.append(.session(.memberJoined(PeerID(occupant.nickname), via: Self.transportID)))
             if Self.isCanvas(occupant) {
                 actions.append(.session(.memberSpeaksSync(PeerID(occupant.nickname), via: Self.transportID)))
@@ -528,6 +596,7 @@ struct XMPPRoomLinkStateMachine {
         case .occupantLeft(let occupant, _):
             guard transportUp else { return }
             actions.append(.session(.memberLeft(PeerID(occupant.nickname), via: Self.transportID)))
+            updateCompactOperations(into: &actions)
         case .nicknameChanged(let old, let new):
             actions.append(.log(.notice, "our nickname in the room changed", metadata: ["from": "\(old)", "to": "\(new)"]))
             actions.append(.event(.nickname(room: roomName, from: old, to: new)))
@@ -608,15 +677,13 @@ struct XMPPRoomLinkStateMachine {
         let carriage = Self.carriage(of: message.content)
         messagesReceived += 1
         bytesReceived += message.content.text.utf8.count
-        // A payload may hold several messages, one a line (a batch of operations), split as
-        // bytes (JSON text holds no raw line feed).
-        let bytes = Array(message.content.text.utf8)
-        let lines: [[UInt8]] =
-            if case .payload = message.content, bytes.contains(0x0A) {
-                bytes.split(separator: 0x0A).map(Array.init)
-            } else {
-                [bytes]
-            }
+        let lines: [[UInt8]]
+        do {
+            lines = try Self.messages(of: message.content, readsCompact: readsCompact)
+        } catch {
+            actions.append(.event(.rejected(room: roomName, member: sender.rawValue, via: Self.transportID.rawValue, error: "\(error)")))
+            return
+        }
         guard message.source == .live, transportUp else {
             // The archive, the history, or the room before the session knows it: operations only.
             for bytes in lines {
@@ -690,9 +757,9 @@ struct XMPPRoomLinkStateMachine {
 /// A protocol message on its way to the room: its body, what it carries, the session's
 /// send id (for local operations) and where it goes.
 struct OutgoingMessage: Hashable {
-    /// The protocol message, the stanza's `<body>` (or, batched, several protocol
-    /// messages, one a line, in the Canvas payload element).
-    var body: String
+    /// The protocol message (JSON or compact); batched, several: JSON ones a line each, or
+    /// a packed payload.
+    var bytes: [UInt8]
     /// What the message carries: it decides whether the room archives it.
     var kind: MessageKind
     /// The session's id for a send that carries local operations, reported `.accepted` on
@@ -708,4 +775,16 @@ struct OutgoingMessage: Hashable {
 
     /// The ids reported `.accepted` when the room reflects the message.
     var ids: [SendID] { (id.map { [$0] } ?? []) + batchedIDs }
+
+    /// The first character of a stanza text holding compact bytes (no JSON text starts so).
+    static let compactMarker = UInt8(ascii: "!")
+
+    /// Whether the bytes are JSON text (a compact message or packed payload starts with a
+    /// byte below 0x20, which no JSON text starts with).
+    var isJSON: Bool { (bytes.first ?? 0x20) >= 0x20 }
+
+    /// The stanza's text: JSON as it is; compact bytes as `!` and their Base64.
+    var text: String {
+        isJSON ? String(decoding: bytes, as: UTF8.self) : "!" + Crypto.base64Encode(bytes)
+    }
 }

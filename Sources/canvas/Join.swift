@@ -117,6 +117,9 @@ struct Join: AsyncParsableCommand {
     @Flag(help: .private)  // Behave as a node of the previous version: JSON only on the LAN (tests).
     var lanJSONOnly = false
 
+    @Flag(help: .private)  // Behave as a node of the previous version: JSON only in XMPP rooms (tests).
+    var xmppJSONOnly = false
+
     @Option(help: .private)  // Faults injected into outgoing LAN datagrams: dup=P,delay=P,max-delay-ms=N (tests).
     var lanFaults: String?
 
@@ -177,6 +180,7 @@ struct Join: AsyncParsableCommand {
             account.insecureSkipTLSVerify = insecureSkipTLSVerify
             account.plaintextForTesting = plaintextForTesting
             account.nickname = nick
+            account.compactPayloads = !xmppJSONOnly
             configuration.xmpp = account
         }
         if lan || jid == nil {

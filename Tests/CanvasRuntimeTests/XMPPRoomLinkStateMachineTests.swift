@@ -1,5 +1,7 @@
 import CanvasCore
 import CanvasNode
+import CanvasProtocol
+import Foundation
 import Testing
 import XMPP
 
@@ -17,12 +19,24 @@ struct LinkHarness {
     var syncPeers: Set<PeerID> = []
     var unaccepted: [CanvasCore.Operation] = []
 
-    init(archivePosition: String? = nil, storedUnconfirmed: [CanvasCore.Operation] = [], keepsNotes: Bool = true) throws {
+    init(
+        archivePosition: String? = nil, storedUnconfirmed: [CanvasCore.Operation] = [], keepsNotes: Bool = true,
+        readsCompact: Bool = true
+    ) throws {
         let configuration = try MUCRoomConfiguration(
             roomJID: Self.room, nickname: "bob", payloadElement: XMPPRoomLinkStateMachine.payloadElement)
         machine = XMPPRoomLinkStateMachine(
             room: MUCRoom(configuration: configuration), roomName: Self.room, nodeID: "node-b",
-            archivePosition: archivePosition, storedUnconfirmed: storedUnconfirmed, keepsNotes: keepsNotes)
+            archivePosition: archivePosition, storedUnconfirmed: storedUnconfirmed, keepsNotes: keepsNotes,
+            readsCompact: readsCompact)
+    }
+
+    /// The presence of a Canvas node `nickname` announcing `capabilities`.
+    static func canvasPresence(_ nickname: String, _ capabilities: EntityCapabilities = XMPPRoomLinkStateMachine.capabilities)
+        -> String
+    {
+        presence(nickname).replacingOccurrences(
+            of: "</presence>", with: capabilities.presenceElement.rendered(defaultNamespace: "jabber:client") + "</presence>")
     }
 
     var facts: XMPPRoomLinkStateMachine.Facts {
@@ -60,8 +74,14 @@ struct LinkHarness {
     mutating func send(
         _ body: String, _ kind: MessageKind = .operations, to destination: Destination = .room, id: UInt64? = nil
     ) -> [XMPPRoomLinkStateMachine.Action] {
+        send(bytes: Array(body.utf8), kind, to: destination, id: id)
+    }
+
+    mutating func send(
+        bytes: [UInt8], _ kind: MessageKind = .operations, to destination: Destination = .room, id: UInt64? = nil
+    ) -> [XMPPRoomLinkStateMachine.Action] {
         machine.send(
-            OutgoingMessage(body: body, kind: kind, id: id.map(SendID.init), destination: destination), now: now,
+            OutgoingMessage(bytes: bytes, kind: kind, id: id.map(SendID.init), destination: destination), now: now,
             facts: facts)
     }
 
@@ -136,8 +156,7 @@ struct LinkHarness {
         """
     }
 
-    /// Our groupchat message with `body`, as the machine sends it.
-    /// Our groupchat message `number` with `body`.
+    /// Our groupchat message `number` with `body`, as the machine sends it.
     static func ours(_ number: Int, _ body: String, noStore: Bool = false) -> String {
         ours(number, content: "<body>\(body)</body>", noStore: noStore)
     }
@@ -148,8 +167,10 @@ struct LinkHarness {
         ours(number, content: "<canvas xmlns='urn:x-canvas:1'>\(text)</canvas>", noStore: true)
     }
 
-    private static func ours(_ number: Int, content: String, noStore: Bool) -> String {
-        let hint = noStore ? "<no-store xmlns='urn:xmpp:hints'/>" : ""
+    /// Our groupchat message `number` with `content`, not archived (`noStore`), or archived
+    /// though it has no body (`store`).
+    static func ours(_ number: Int, content: String, noStore: Bool = false, store: Bool = false) -> String {
+        let hint = noStore ? "<no-store xmlns='urn:xmpp:hints'/>" : store ? "<store xmlns='urn:xmpp:hints'/>" : ""
         return "<message to='\(room)' type='groupchat' id='node-b-\(number)'>\(content)"
             + "<origin-id xmlns='urn:xmpp:sid:0' id='node-b-\(number)'/>\(hint)</message>"
     }
@@ -209,7 +230,7 @@ func discards(_ actions: Actions) -> Int {
 @Suite("XMPPRoomLinkStateMachine")
 struct XMPPRoomLinkStateMachineTests {
     typealias H = LinkHarness
-    static let up = "up xmpp 65536 [\"alice\"] legacy:true"
+    static let up = "up xmpp \(XMPPRoomLinkStateMachine.maxMessageBytes) [\"alice\"] legacy:true"
 
     @Test func joinCatchesUpFromTheArchiveThenBringsTheTransportUpWithTheOccupants() throws {
         var link = try H()
@@ -448,7 +469,7 @@ struct XMPPRoomLinkStateMachineTests {
                         + H.presence("carol"))) == [])
 
         let active = link.machine.setActive(true)
-        #expect(inputs(active) == ["up xmpp 65536 [\"alice\", \"carol\"] legacy:true"])
+        #expect(inputs(active) == ["up xmpp \(XMPPRoomLinkStateMachine.maxMessageBytes) [\"alice\", \"carol\"] legacy:true"])
         #expect(discards(link.tick(at: .seconds(2))) == 0)
     }
 
@@ -534,6 +555,80 @@ struct XMPPRoomLinkStateMachineTests {
         let facts = link.facts
         let stats = events(link.machine.leave(now: .seconds(1), facts: facts)).filter { $0.contains("xmpp_stats") }
         #expect(stats == [#"{"event":"xmpp_stats","room":"room@muc.example.org","messages_sent":2,"bytes_sent":25,"messages_received":1,"bytes_received":15}"#])
+    }
+
+    /// Operations go compact while every other occupant announces this version's
+    /// capabilities (the same verification string); a node of the previous version (no
+    /// compact feature: another string) or a peer of the original app turns it off before
+    /// the session hears of the member, and its leaving turns it on again.
+    @Test func operationsGoCompactWhileEveryOccupantAnnouncesThisVersion() throws {
+        var link = try H()
+        _ = link.online()
+        _ = try link.feed(H.discoInfo(archive: false))
+        _ = try link.feed(H.canvasPresence("alice") + H.ownPresence())
+        let up = inputs(try link.feed(H.subject))
+        #expect(up.first == "compact true" && up.dropFirst().first?.hasPrefix("up xmpp") == true, "\(up)")
+        #expect(link.machine.compactOperations)
+        let previous = XMPPRoomLinkStateMachine.capabilities(readsCompact: false)
+        #expect(previous.ver != XMPPRoomLinkStateMachine.capabilities.ver)
+        #expect(inputs(try link.feed(H.canvasPresence("carol", previous))) == ["compact false", "joined carol", "speaks sync carol"])
+        #expect(inputs(try link.feed(H.presence("carol", type: "unavailable"))) == ["left carol", "compact true"])
+        #expect(inputs(try link.feed(H.presence("ipad"))) == ["compact false", "joined ipad"])
+        #expect(inputs(try link.feed(H.presence("ipad", type: "unavailable"))) == ["left ipad", "compact true"])
+        // Going down forgets it; coming up again says it first.
+        #expect(inputs(link.machine.setActive(false)) == ["down xmpp", "compact false"])
+        #expect(inputs(link.machine.setActive(true)).prefix(1) == ["compact true"])
+
+        // A node standing in for the previous version never goes compact.
+        var old = try H(readsCompact: false)
+        _ = old.online()
+        _ = try old.feed(H.discoInfo(archive: false))
+        _ = try old.feed(H.canvasPresence("alice") + H.ownPresence())
+        #expect(!inputs(try old.feed(H.subject)).contains { $0.hasPrefix("compact") })
+    }
+
+    /// Compact operations travel as `!` and the Base64 of the message (one alone) or of a
+    /// packed payload (a batch), always in the archived payload element, never a body; the
+    /// receiver gets the same bytes back. A node of the previous version, or a broken
+    /// payload, is refused with an error naming the problem, and nothing reaches the session.
+    @Test func compactOperationsTravelAsBase64InThePayload() throws {
+        var link = try H()
+        _ = link.online()
+        _ = try link.feed(H.discoInfo(archive: false))
+        _ = try link.feed(H.canvasPresence("alice") + H.ownPresence())
+        _ = try link.feed(H.subject)
+        let operations: [CanvasCore.Operation] = [
+            .add(StrokeID("s"), StrokeHeader(weight: 2, colour: .black, start: Point(x: 1, y: 2))),
+            .append(StrokeID("s"), points: [Point(x: 1.25, y: 3), Point(x: 2, y: 4.5)], offset: 1),
+        ]
+        let compact = operations.map(CompactOperationCoding.encode)
+        #expect(sent(link.send(bytes: compact[0], id: 1)) == [])
+        #expect(sent(link.send(bytes: compact[1], id: 2)) == [])
+        let packed = PackedPayload.pack(compact, maxBytes: .max)[0]
+        let batch = sent(link.tick(at: .milliseconds(100)))
+        #expect(batch == [H.ours(1, content: "<canvas xmlns='urn:x-canvas:1'>!\(Crypto.base64Encode(packed))</canvas>", store: true)])
+        #expect(sent(link.send(bytes: compact[0], id: 3)) == [])
+        #expect(sent(link.tick(at: .milliseconds(200))) == [H.ours(2, content: "<canvas xmlns='urn:x-canvas:1'>!\(Crypto.base64Encode(compact[0]))</canvas>", store: true)])
+
+        // Received: the messages as they were sent.
+        let theirs = "<message from='\(H.room)/alice' type='groupchat' id='a-9'><canvas xmlns='urn:x-canvas:1'>!\(Crypto.base64Encode(packed))</canvas></message>"
+        let received = try link.feed(theirs)
+        let messages = received.compactMap { action -> [[UInt8]]? in
+            if case .session(.receivedAll(let messages, _, _)) = action { messages.map(\.bytes) } else { nil }
+        }
+        #expect(messages == [compact])
+        #expect(try messages[0].map { try MessageDecoder.decode($0) } == operations.map(Message.operation))
+
+        let broken = "<message from='\(H.room)/alice' type='groupchat' id='a-10'><canvas xmlns='urn:x-canvas:1'>!not base64</canvas></message>"
+        let refused = try link.feed(broken)
+        #expect(inputs(refused) == [])
+        #expect(events(refused).count == 1 && events(refused)[0].contains("not the Base64 of a compact message"), "\(events(refused))")
+
+        var old = try H(readsCompact: false)
+        try old.joinAndCatchUp()
+        let oldRefused = try old.feed(theirs)
+        #expect(inputs(oldRefused) == [])
+        #expect(events(oldRefused).count == 1 && events(oldRefused)[0].contains("not a JSON message"), "\(events(oldRefused))")
     }
 
     /// What arrives in the payload reaches the session like a body (sync messages of nodes
