@@ -322,6 +322,31 @@ class XMPPIntegration(unittest.TestCase):
             with open(node.log_path) as log:
                 self.assertNotIn("out of the room", log.read(), f"{node.name} left the room; log {node.log_path}")
 
+    def test_4d_nodes_of_this_version_speak_compact_and_a_node_of_the_previous_version_keeps_the_room_on_json(self):
+        """PROTOCOL.md §14.11 through Prosody: two nodes of this version send their strokes
+        compact (a fraction of the room text); with a node of the previous version
+        (--xmpp-json-only: no compact feature) the same drawing goes as JSON, which it reads,
+        and nothing reaches it that it refuses."""
+        def room_text_per_point(room, partner_extra):
+            drawer = self.node(f"{room}-new", "alice", self.server.room(room)).start()
+            partner = self.node(f"{room}-partner", "bob", self.server.room(room), extra=partner_extra).start()
+            drawer.wait_joined()
+            partner.wait_joined()
+            drawer.wait_for(lambda: any(e.get("event") == "member_joined" or len(e.get("occupants", [])) >= 2
+                                        for e in drawer.snapshot()), 30, "the partner in the room")
+            total = drawer.draw(seeded_random(room), 40, points=30)
+            wait_converged([drawer, partner], 60, points=total)
+            self.assertEqual(drawer.stop(), 0)
+            self.assertEqual(partner.stop(), 0)
+            rejected = [e for e in partner.snapshot() if e.get("event") == "rejected"]
+            self.assertEqual(rejected, [], f"the partner refused messages; log {partner.log_path}")
+            stats = drawer.last("xmpp_stats")
+            return stats["bytes_sent"] / total
+
+        compact = room_text_per_point("versions-new", [])
+        json_text = room_text_per_point("versions-old", ["--xmpp-json-only"])
+        self.assertLess(compact * 2, json_text, f"room text a point: {compact:.1f} bytes compact, {json_text:.1f} as JSON")
+
     def test_5_bad_credentials_and_untrusted_certificates_fail_clearly(self):
         room = self.server.room("refused")
         wrong = os.path.join(self.work, "wrong.password")
