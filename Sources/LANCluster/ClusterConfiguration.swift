@@ -13,6 +13,13 @@ public struct ClusterConfiguration: Hashable, Sendable {
     /// How often this node sends a beacon (a little earlier at random, so that nodes do not
     /// beacon in step).
     public var beaconInterval: Duration = .seconds(1)
+    /// The most beacons a member hears a second from its group: in a group of more than
+    /// `beaconsHeardPerSecond × beaconInterval` nodes, each stretches its interval to
+    /// `members ÷ beaconsHeardPerSecond` (as RTCP scales its reports, RFC 3550 §6.2), so
+    /// that a member's beacon work stays the same however large the group (at 25 a second
+    /// and 0.5 s beacons: from 13 nodes on). Each beacon announces its interval, by which
+    /// the others time its absence.
+    public var beaconsHeardPerSecond = 25.0
     /// A member that sent nothing for this many of its beacon intervals has left.
     public var missedBeaconsBeforeLeaving = 3
     /// A newly noticed loss is requested after a random delay in `[nackDelay, 2 × nackDelay]`,
@@ -75,6 +82,9 @@ public struct ClusterConfiguration: Hashable, Sendable {
         try require(
             milliseconds >= 1 && milliseconds <= Double(Beacon.maximumIntervalMilliseconds),
             "beaconInterval \(beaconInterval); expected 1 ms ... 1 hour")
+        try require(
+            beaconsHeardPerSecond > 0,
+            "beaconsHeardPerSecond \(beaconsHeardPerSecond); expected more than 0")
         try require(
             missedBeaconsBeforeLeaving >= 1,
             "missedBeaconsBeforeLeaving \(missedBeaconsBeforeLeaving); expected 1 or more")

@@ -63,6 +63,8 @@ public struct ClusterNode: Sendable {
     private var membership: Membership
     private var election = GatewayElection()
     private var nextBeacon: Duration?
+    /// The interval the last beacon announced.
+    private var announcedBeaconInterval: Duration?
     /// NACK datagrams this node may still send (`maxNacksPerSecond`).
     private var nackBudget: TokenBucket
     /// Repairs this node may still send (`maxRepairsPerSecond`).
@@ -397,10 +399,22 @@ public struct ClusterNode: Sendable {
 
     // MARK: - Sending
 
+    /// The interval between this node's beacons: the configured one, stretched in a large
+    /// group (`ClusterConfiguration.beaconsHeardPerSecond`), at most doubling from one beacon
+    /// to the next, so that the next beacon always comes before the others, who time it by
+    /// the interval the last one announced, count 3 missed.
+    var beaconInterval: Duration {
+        let members = Double(membership.members.count + 1)
+        let target = max(configuration.beaconInterval, .seconds(members / configuration.beaconsHeardPerSecond))
+        return min(target, (announcedBeaconInterval ?? configuration.beaconInterval) * 2)
+    }
+
     /// Sends a beacon now and schedules the next one a little under an interval later.
     private mutating func sendBeacon(now: Duration) -> ClusterAction {
-        nextBeacon = now + configuration.beaconInterval * Double.random(in: 0.9...1, using: &random)
-        let milliseconds = UInt32((configuration.beaconInterval / .milliseconds(1)).rounded())
+        let interval = beaconInterval
+        announcedBeaconInterval = interval
+        nextBeacon = now + interval * Double.random(in: 0.9...1, using: &random)
+        let milliseconds = UInt32((interval / .milliseconds(1)).rounded())
         return emit(
             .beacon(
                 Beacon(
@@ -411,7 +425,7 @@ public struct ClusterNode: Sendable {
     /// A new member should learn of this node soon, not a whole interval later; the random
     /// delay keeps many nodes that see it join from answering at once.
     private mutating func hastenBeacon(now: Duration) {
-        let soon = now + configuration.beaconInterval * Double.random(in: 0...0.1, using: &random)
+        let soon = now + beaconInterval * Double.random(in: 0...0.1, using: &random)
         if let next = nextBeacon, next <= soon { return }
         nextBeacon = soon
     }

@@ -95,6 +95,29 @@ import Testing
             seed: announcedSeed())
     }
 
+    /// Beacons stretch in a large group: in a group of 60, each member hears about 25 a
+    /// second (not 60), nobody is taken for gone meanwhile, and in a small group the
+    /// interval stays the configured one.
+    @Test(arguments: [(5, 1.0), (60, 60.0 / 25)]) func beaconsStretchWithTheGroup(count: Int, interval: Double) throws {
+        var generator = SplitMix64(seed: announcedSeed())
+        let nodes = try (0..<count).map { index in
+            try ClusterNode(configuration: .init(room: "sketch"), nodeID: "node-\(index)", incarnation: generator.next(), key: nil)
+        }
+        var lan = SimulatedLAN(nodes: nodes, faults: .init(), seed: generator.next())
+        for index in 0..<count { lan.start(index) }
+        lan.run(for: .seconds(10))
+        let before = lan.beaconsSent.reduce(0, +)
+        lan.run(for: .seconds(60))
+        let perSecond = Double(lan.beaconsSent.reduce(0, +) - before) / 60
+        // Each beacon comes a little early at random (0.9–1 of the interval).
+        #expect(perSecond >= Double(count) / interval * 0.95 && perSecond <= Double(count) / (interval * 0.9) * 1.05, "\(perSecond) beacons a second")
+        #expect(lan.nodes.allSatisfy { abs($0.beaconInterval / .seconds(1) - interval) < 1e-9 })
+        for index in 0..<count {
+            #expect(lan.nodes[index].members.count == count - 1)
+            #expect(!lan.reports[index].contains { if case .memberLeft = $0 { true } else { false } }, "node \(index) lost a member")
+        }
+    }
+
     /// An overloaded cluster: 20 nodes send 1,000 datagrams in one second and every node
     /// loses 30 % of what arrives (full socket buffers everywhere). Repairs, which every
     /// member receives, stay within the cluster's budget (`maxRepairsPerSecond`) instead of

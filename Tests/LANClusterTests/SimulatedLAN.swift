@@ -33,6 +33,8 @@ struct SimulatedLAN {
     private(set) var deliveries: [[(payload: [UInt8], from: String)]]
     /// Each node's membership and gateway reports, in order.
     private(set) var reports: [[ClusterAction]]
+    /// Beacons each node sent.
+    private(set) var beaconsSent: [Int]
     private var random: SplitMix64
     private var heap: [Scheduled] = []
     private var serial = 0
@@ -44,6 +46,7 @@ struct SimulatedLAN {
         attached = Set(nodes.indices)
         deliveries = Array(repeating: [], count: nodes.count)
         reports = Array(repeating: [], count: nodes.count)
+        beaconsSent = Array(repeating: 0, count: nodes.count)
         tickAt = Array(repeating: nil, count: nodes.count)
         random = SplitMix64(seed: seed)
     }
@@ -91,6 +94,7 @@ struct SimulatedLAN {
         for action in actions {
             switch action {
             case .multicast(let bytes):
+                if case .beacon = try? Datagram(decoding: bytes).body { beaconsSent[index] += 1 }
                 for receiver in nodes.indices where receiver != index {
                     guard !random.chance(faults.loss) else { continue }
                     let copies = random.chance(faults.duplication) ? 2 : 1
