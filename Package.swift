@@ -70,7 +70,7 @@ let package = Package(
             dependencies: [
                 "CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG", "CanvasStore", "CanvasNode", "CanvasBench",
                 "CanvasRuntime", "LANCluster", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],

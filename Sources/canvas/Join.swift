@@ -3,6 +3,7 @@ import CanvasRuntime
 import Foundation
 import LANCluster
 import Logging
+import NIOPosix
 import ServiceLifecycle
 import UnixSignals
 import Synchronization
@@ -210,7 +211,11 @@ struct Join: AsyncParsableCommand {
         configuration.exportPath = export
         configuration.traceStrokePrefix = traceStrokes
         if let exportInterval { configuration.exportInterval = .milliseconds(Int(exportInterval * 1000)) }
-        let node = Node(configuration: configuration, logger: logger)
+        // One thread for the node's sockets and loop, and for handling standard input: a line
+        // read reaches the node without waking another thread.
+        let loopGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { loopGroup.shutdownGracefully { _ in } }
+        let node = Node(configuration: configuration, logger: logger, eventLoopGroup: loopGroup)
         let wanted = eventNames
         let output = events || wanted != nil ? EventOutput(logger: logger) : nil
         // Subscribed before the node starts, so that `started` is the first line.
@@ -220,7 +225,8 @@ struct Join: AsyncParsableCommand {
                 for await event in events { output.write(event.ndjson) }
             }
         }
-        StandardInput.feed(node, room: rooms[0], output: output, logger: logger)
+        StandardInput.feed(
+            node, room: rooms[0], on: EventLoopTaskExecutor(loopGroup.next()), output: output, logger: logger)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [.init(service: node, successTerminationBehavior: .gracefullyShutdownGroup)], logger: logger))

@@ -21,10 +21,11 @@ enum StandardInput {
     static let gatherInterval: useconds_t = 16_000
 
     /// Reads standard input on a thread of its own (reads block) and performs its lines
-    /// in `room`, in order, until the input ends or the node stops.
-    static func feed(_ node: Node, room: String, output: EventOutput?, logger: Logger) {
+    /// in `room`, in order, until the input ends or the node stops; the lines are decoded
+    /// and handed to the node on `executor` (the node's own loop: no other thread wakes).
+    static func feed(_ node: Node, room: String, on executor: EventLoopTaskExecutor, output: EventOutput?, logger: Logger) {
         let (chunks, continuation) = AsyncStream.makeStream(of: [[UInt8]].self, bufferingPolicy: .bufferingOldest(64))
-        Task {
+        Task(executorPreference: executor) {
             var number = 0
             for await lines in chunks {
                 var operations: [CanvasCore.Operation] = []
