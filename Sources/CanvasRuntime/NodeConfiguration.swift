@@ -11,9 +11,10 @@ public struct NodeConfiguration: Sendable {
         public var key: [UInt8]?
         /// How often members announce themselves (the failure detector waits 3 of them).
         public var beaconInterval: Duration = .milliseconds(500)
-        /// Whether the node reads and sends compact payloads (PROTOCOL.md §15). False makes it
-        /// behave as a node of the previous version: it does not announce them, sends JSON
-        /// only, and refuses compact and packed payloads (tests of mixed clusters use it).
+        /// Whether the node reads and sends compact payloads (PROTOCOL.md §15) and compact
+        /// datagrams (docs/lan.md, format version 2). False makes it behave as a node of the
+        /// previous version: it announces neither, sends JSON in version 1 datagrams only, and
+        /// refuses compact and packed payloads and version 2 (tests of mixed clusters use it).
         public var compactPayloads = true
 
         /// LAN settings: by default the first interface with multicast, 239.255.77.77:47777,

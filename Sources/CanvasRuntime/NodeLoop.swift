@@ -261,7 +261,7 @@ final class NodeLoop {
         handler: @escaping ClusterEventHandler
     ) async throws(NodeError) -> LANRoomLink {
         var cluster = ClusterConfiguration(room: replica.name)
-        cluster.announcedCapabilities = settings.compactPayloads ? [.compactPayloads] : []
+        cluster.announcedCapabilities = settings.compactPayloads ? [.compactPayloads, .compactHeaders] : []
         cluster.beaconInterval = settings.beaconInterval
         var random = SystemRandomNumberGenerator()
         let driver: ClusterDriver

@@ -63,6 +63,8 @@ public struct ClusterNode: Sendable {
     private var membership: Membership
     private var election = GatewayElection()
     private var nextBeacon: Duration?
+    /// The room's name in compact datagrams (`Datagram.roomTag`).
+    private let roomTag: [UInt8]
     /// The interval the last beacon announced.
     private var announcedBeaconInterval: Duration?
     /// NACK datagrams this node may still send (`maxNacksPerSecond`).
@@ -98,6 +100,7 @@ public struct ClusterNode: Sendable {
         random = JitterRandom(incarnation: incarnation, nodeID: nodeID)
         nackBudget = TokenBucket(perSecond: configuration.maxNacksPerSecond)
         repairBudget = TokenBucket(perSecond: configuration.maxRepairsPerSecond)
+        roomTag = Datagram.roomTag(configuration.room)
         let fragments = (configuration.maxPayloadBytes + chunkCapacity - 1) / chunkCapacity
         guard fragments <= Int(UInt16.max) else {
             throw ClusterError(
@@ -200,9 +203,14 @@ public struct ClusterNode: Sendable {
         guard phase == .running else { return [] }
         let datagram: Datagram
         do {
-            datagram = try Datagram(decoding: bytes)
+            datagram = try Datagram(
+                decoding: bytes, room: configuration.room, roomTag: roomTag, readsCompact: readsCompactHeaders)
         } catch {
-            counters.droppedMalformed += 1
+            if error.kind == .otherRoom {
+                counters.droppedOtherRoom += 1
+            } else {
+                counters.droppedMalformed += 1
+            }
             return []
         }
         guard datagram.room == configuration.room else {
@@ -456,12 +464,19 @@ public struct ClusterNode: Sendable {
         return actions
     }
 
-    /// A datagram of this node with the next sequence number, ready to multicast.
+    /// Whether this node reads compact datagrams (it announces so: a node standing in for
+    /// the previous version does not).
+    private var readsCompactHeaders: Bool { configuration.announcedCapabilities.contains(.compactHeaders) }
+
+    /// A datagram of this node with the next sequence number, ready to multicast: compact
+    /// while every member reads that (beacons never, so that every node hears them).
     private mutating func emit(_ body: Datagram.Body) -> ClusterAction {
+        var compact = readsCompactHeaders && membersCapabilities.contains(.compactHeaders)
+        if case .beacon = body { compact = false }
         let datagram = Datagram(
             room: configuration.room, sender: nodeID, incarnation: incarnation, sequence: outbound.takeSequence(),
-            body: body)
-        let bytes = datagram.encodedUnchecked(key: key)
+            body: body, format: compact ? .compact : .standard)
+        let bytes = datagram.encodedUnchecked(key: key, roomTag: roomTag)
         counters.datagramsSent += 1
         counters.bytesSent += bytes.count
         return .multicast(bytes)

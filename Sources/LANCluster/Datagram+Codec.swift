@@ -34,9 +34,9 @@ extension Datagram {
     /// The bytes of one NACK range.
     static let nackRangeSize = 16
 
-    private static let authenticatedFlag: UInt8 = 1 << 0
+    static let authenticatedFlag: UInt8 = 1 << 0
 
-    private enum KindCode: UInt8 {
+    enum KindCode: UInt8 {
         case beacon = 1
         case data = 2
         case nack = 3
@@ -58,7 +58,8 @@ extension Datagram {
     }
 
     /// The bytes of a datagram whose fields the caller built within the format's limits.
-    func encodedUnchecked(key: RoomKey?) -> [UInt8] {
+    func encodedUnchecked(key: RoomKey?, roomTag: [UInt8]? = nil) -> [UInt8] {
+        if format == .compact { return compactEncodedUnchecked(key: key, roomTag: roomTag ?? Self.roomTag(room)) }
         var writer = ByteWriter()
         writer.append(Self.magic)
         writer.append(Self.version)
@@ -120,7 +121,14 @@ extension Datagram {
     /// It reads the authentication flag and sets the tag aside, but does not verify it: call
     /// `Datagram.authenticate(_:key:)` (decoding first lets a node drop other rooms'
     /// datagrams, which may use other keys, without counting them as forgeries).
-    public init(decoding bytes: [UInt8]) throws(DatagramError) {
+    /// A compact datagram (version 2) names its room by a tag: it is read as `room`'s when
+    /// the tag is `room`'s (`roomTag`, when the caller keeps it, saves computing it), and
+    /// refused as `.otherRoom` otherwise (without `room`, its `room` is empty).
+    /// `readsCompact: false` stands in for a node of the previous version, which refuses
+    /// version 2 as unsupported.
+    public init(
+        decoding bytes: [UInt8], room expected: String? = nil, roomTag: [UInt8]? = nil, readsCompact: Bool = true
+    ) throws(DatagramError) {
         guard bytes.count <= Self.maximumSize else {
             throw DatagramError(.tooLarge, "\(bytes.count) bytes, more than UDP's \(Self.maximumSize)")
         }
@@ -129,8 +137,14 @@ extension Datagram {
             throw DatagramError(.badMagic, "the datagram does not start with \"CVLN\"")
         }
         let version = try reader.uint8(field: "version")
+        if version == Self.compactVersion, readsCompact {
+            self = try Self(decodingCompact: &reader, room: expected, tag: roomTag)
+            return
+        }
         guard version == Self.version else {
-            throw DatagramError(.unsupportedVersion, "version \(version); this node speaks version \(Self.version)")
+            throw DatagramError(
+                .unsupportedVersion,
+                "version \(version); this node speaks version \(Self.version)\(readsCompact ? " and \(Self.compactVersion)" : "")")
         }
         let code = try reader.uint8(field: "kind")
         guard let kind = KindCode(rawValue: code) else {
@@ -214,7 +228,7 @@ extension Datagram {
         }
     }
 
-    private var kindCode: KindCode {
+    var kindCode: KindCode {
         switch body {
         case .beacon: .beacon
         case .data: .data
@@ -223,24 +237,24 @@ extension Datagram {
         }
     }
 
-    private static func check(name: String, field: String) throws(DatagramError) {
+    static func check(name: String, field: String) throws(DatagramError) {
         let count = name.utf8.count
         guard (1...255).contains(count) else {
             throw DatagramError(.invalidField, "\(field) of \(count) UTF-8 bytes; expected 1...255")
         }
     }
 
-    private static func check(blob: [UInt8], field: String) throws(DatagramError) {
+    static func check(blob: [UInt8], field: String) throws(DatagramError) {
         guard blob.count <= Int(UInt16.max) else {
             throw DatagramError(.invalidField, "\(field) of \(blob.count) bytes; expected at most \(UInt16.max)")
         }
     }
 
-    private static func check(sequence: UInt64) throws(DatagramError) {
+    static func check(sequence: UInt64) throws(DatagramError) {
         guard sequence > 0 else { throw DatagramError(.invalidField, "sequence 0; sequence numbers start at 1") }
     }
 
-    private static func check(intervalMilliseconds: UInt32) throws(DatagramError) {
+    static func check(intervalMilliseconds: UInt32) throws(DatagramError) {
         guard (1...Beacon.maximumIntervalMilliseconds).contains(intervalMilliseconds) else {
             throw DatagramError(
                 .invalidField,
@@ -248,7 +262,7 @@ extension Datagram {
         }
     }
 
-    private static func check(fragment dataSequence: UInt64, index: UInt16, count: UInt16) throws(DatagramError) {
+    static func check(fragment dataSequence: UInt64, index: UInt16, count: UInt16) throws(DatagramError) {
         guard count > 0, index < count else {
             throw DatagramError(
                 .invalidField, "fragment \(index) of \(count); expected an index below a count of at least 1")
@@ -261,7 +275,7 @@ extension Datagram {
         }
     }
 
-    private static func check(ranges: [ClosedRange<UInt64>]) throws(DatagramError) {
+    static func check(ranges: [ClosedRange<UInt64>]) throws(DatagramError) {
         guard !ranges.isEmpty, ranges.count <= Int(UInt16.max) else {
             throw DatagramError(.invalidField, "\(ranges.count) NACK ranges; expected 1...\(UInt16.max)")
         }
@@ -278,8 +292,8 @@ extension Datagram {
     }
 }
 
-/// Appends big-endian fields.
-private struct ByteWriter {
+/// Appends big-endian fields (and LEB128 varints).
+struct ByteWriter {
     var bytes: [UInt8] = []
 
     mutating func append(_ value: UInt8) { bytes.append(value) }
@@ -303,10 +317,20 @@ private struct ByteWriter {
         append(UInt16(truncatingIfNeeded: blob.count))
         append(blob)
     }
+
+    /// Unsigned LEB128: 7 bits a byte, least significant group first.
+    mutating func appendVarint(_ value: UInt64) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
 }
 
-/// Reads big-endian fields, throwing when the input ends first.
-private struct ByteReader {
+/// Reads big-endian fields (and LEB128 varints), throwing when the input ends first.
+struct ByteReader {
     private var bytes: ArraySlice<UInt8>
 
     init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes }
@@ -356,5 +380,31 @@ private struct ByteReader {
     mutating func blob(field: String) throws(DatagramError) -> [UInt8] {
         let length = Int(try uint16(field: "\(field) length"))
         return Array(try bytes(length, field: field))
+    }
+
+    /// An unsigned LEB128 of at most 64 bits, in its shortest form.
+    mutating func varint(field: String) throws(DatagramError) -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let byte = try uint8(field: field)
+            guard shift < 64, shift < 63 || byte <= 1 else {
+                throw DatagramError(.invalidField, "the \(field) is a varint of more than 64 bits")
+            }
+            value |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 {
+                guard byte != 0 || shift == 0 else {
+                    throw DatagramError(.invalidField, "the \(field) is a varint with a needless last byte")
+                }
+                return value
+            }
+            shift += 7
+        }
+    }
+
+    /// Everything left.
+    mutating func rest() -> [UInt8] {
+        defer { bytes = bytes.suffix(0) }
+        return Array(bytes)
     }
 }

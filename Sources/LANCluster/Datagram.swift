@@ -17,6 +17,17 @@ public struct Datagram: Hashable, Sendable {
     public var sequence: UInt64
     /// What the datagram carries.
     public var body: Body
+    /// Its binary form: version 1, or the compact version 2 (`Datagram+Codec.swift`).
+    public var format: Format = .standard
+
+    /// The binary forms of a datagram.
+    public enum Format: Hashable, Sendable {
+        /// Version 1: names in full and fixed-width numbers; every node reads it.
+        case standard
+        /// Version 2: the room as an 8-byte tag, a hexadecimal node id as its 16 bytes, and
+        /// varints; sent only while every member announces `Capabilities.compactHeaders`.
+        case compact
+    }
 
     /// What a datagram carries.
     public enum Body: Hashable, Sendable {
@@ -31,12 +42,13 @@ public struct Datagram: Hashable, Sendable {
     }
 
     /// A datagram.
-    public init(room: String, sender: String, incarnation: UInt64, sequence: UInt64, body: Body) {
+    public init(room: String, sender: String, incarnation: UInt64, sequence: UInt64, body: Body, format: Format = .standard) {
         self.room = room
         self.sender = sender
         self.incarnation = incarnation
         self.sequence = sequence
         self.body = body
+        self.format = format
     }
 }
 
@@ -50,6 +62,8 @@ public struct Capabilities: OptionSet, Hashable, Sendable {
     /// The node reads compact payloads: several messages in one payload and operations in
     /// binary form (the room's protocol defines them; PROTOCOL.md §15 for Canvas).
     public static let compactPayloads = Capabilities(rawValue: 1 << 1)
+    /// The node reads compact datagrams (format version 2).
+    public static let compactHeaders = Capabilities(rawValue: 1 << 2)
 }
 
 /// A beacon's content.

@@ -27,6 +27,9 @@ public struct DatagramError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let authenticationFailed = Kind("authentication failed")
         /// The datagram carries an authentication tag, and this node has no room key.
         public static let unexpectedAuthentication = Kind("unexpected authentication")
+        /// A compact datagram whose room tag is not the expected room's (another room on
+        /// the same group and port).
+        public static let otherRoom = Kind("another room's datagram")
 
         public var description: String { name }
     }

@@ -115,7 +115,7 @@ struct Join: AsyncParsableCommand {
     @Option(help: .private)  // Seconds between LAN beacons (tests shorten it).
     var lanBeaconInterval: Double?
 
-    @Flag(help: .private)  // Behave as a node of the previous version: JSON only on the LAN (tests).
+    @Flag(help: .private)  // Behave as a node of the previous version: JSON and version 1 datagrams only on the LAN (tests).
     var lanJSONOnly = false
 
     @Flag(help: .private)  // Behave as a node of the previous version: JSON only in XMPP rooms (tests).

@@ -1,6 +1,7 @@
 """The LAN cluster's datagrams as the tests read and forge them (the wire format:
 Sources/LANCluster/Datagram+Codec.swift and docs/lan.md; payloads: PROTOCOL.md §15)."""
 
+import collections
 import hashlib
 import hmac
 import struct
@@ -26,31 +27,93 @@ def data_datagram(room, sender, incarnation, sequence, data_sequence, payload, k
     return body
 
 
+Header = collections.namedtuple(
+    "Header", "version kind flags room sender incarnation sequence sequence_start sequence_end")
+
+
+def room_tag(room):
+    """The 8 bytes that name a room in a compact (version 2) datagram."""
+    return hashlib.sha256(b"CVLN room " + room.encode()).digest()[:8]
+
+
+def read_varint(data, at):
+    """(value, offset after it) of an unsigned LEB128."""
+    value, shift = 0, 0
+    while True:
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, at
+        shift += 7
+
+
+def varint(value):
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _read_id(datagram, at):
+    form = datagram[at]
+    if form == 0:
+        return datagram[at + 1:at + 17].hex(), at + 17
+    return datagram[at + 1:at + 1 + form].decode("utf-8", "replace"), at + 1 + form
+
+
 def parse_header(datagram):
-    """(kind, flags, room, sender, incarnation, sequence, offset of the sequence), or None."""
-    if len(datagram) < 9 or datagram[:4] != MAGIC:
+    """The header of a datagram of either version, or None. `room` is the name (version 1)
+    or the 8-byte tag (version 2: compare with `room_tag`)."""
+    if len(datagram) < 9 or datagram[:4] != MAGIC or datagram[4] not in (1, 2):
         return None
-    kind, flags = datagram[5], datagram[6]
+    version, kind, flags = datagram[4], datagram[5], datagram[6]
     at = 7
-    room_length = datagram[at]
-    room = datagram[at + 1:at + 1 + room_length].decode("utf-8", "replace")
-    at += 1 + room_length
-    sender_length = datagram[at]
-    sender = datagram[at + 1:at + 1 + sender_length].decode("utf-8", "replace")
-    at += 1 + sender_length
-    incarnation, sequence = struct.unpack(">QQ", datagram[at:at + 16])
-    return kind, flags, room, sender, incarnation, sequence, at + 8
+    if version == 1:
+        room_length = datagram[at]
+        room = datagram[at + 1:at + 1 + room_length].decode("utf-8", "replace")
+        at += 1 + room_length
+        sender_length = datagram[at]
+        sender = datagram[at + 1:at + 1 + sender_length].decode("utf-8", "replace")
+        at += 1 + sender_length
+        incarnation, sequence = struct.unpack(">QQ", datagram[at:at + 16])
+        return Header(version, kind, flags, room, sender, incarnation, sequence, at + 8, at + 16)
+    room = datagram[at:at + 8]
+    sender, at = _read_id(datagram, at + 8)
+    incarnation = struct.unpack(">Q", datagram[at:at + 8])[0]
+    sequence, end = read_varint(datagram, at + 8)
+    return Header(version, kind, flags, room, sender, incarnation, sequence, at + 8, end)
+
+
+def is_for_room(header, room):
+    return header.room == (room if header.version == 1 else room_tag(room))
+
+
+def with_sequence(datagram, sequence):
+    """The same datagram (tag untouched) with another sequence number."""
+    header = parse_header(datagram)
+    number = struct.pack(">Q", sequence) if header.version == 1 else varint(sequence)
+    return datagram[:header.sequence_start] + number + datagram[header.sequence_end:]
 
 
 def data_chunk(datagram):
-    """(sender, chunk) of a data datagram, or None for any other datagram."""
+    """(sender, chunk) of a data datagram of either version, or None for any other datagram."""
     header = parse_header(datagram)
-    if not header or header[0] != KIND_DATA:
+    if not header or header.kind != KIND_DATA:
         return None
-    # After the sequence (u64): data-seq u64, index u16, count u16, length u16, the chunk.
-    at = header[6] + 8 + 12
-    length = struct.unpack(">H", datagram[at:at + 2])[0]
-    return header[3], datagram[at + 2:at + 2 + length]
+    tagged = TAG_LENGTH if header.flags & 1 else 0
+    if header.version == 1:
+        # After the sequence: data-seq u64, index u16, count u16, length u16, the chunk.
+        at = header.sequence_end + 12
+        length = struct.unpack(">H", datagram[at:at + 2])[0]
+        return header.sender, datagram[at + 2:at + 2 + length]
+    # After the sequence: data-seq, index and count as varints, then the chunk up to the tag.
+    at = header.sequence_end
+    for _ in range(3):
+        _, at = read_varint(datagram, at)
+    return header.sender, datagram[at:len(datagram) - tagged]
 
 
 def is_compact(chunk):

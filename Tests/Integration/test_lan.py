@@ -110,7 +110,7 @@ class LANCluster(unittest.TestCase):
 
     @staticmethod
     def payloads(sniffer):
-        """(sender, payload) of the data datagrams heard since the last call."""
+        """(sender, payload, datagram format version) of the data datagrams heard since the last call."""
         found = []
         while True:
             try:
@@ -119,13 +119,14 @@ class LANCluster(unittest.TestCase):
                 return found
             chunk = data_chunk(datagram)
             if chunk:
-                found.append(chunk)
+                found.append((*chunk, datagram[4]))
 
     def test_a_node_of_the_previous_version_keeps_the_cluster_on_json(self):
-        """Compact payloads (PROTOCOL.md §15) only while every member announces them: with a
-        node that stands in for the previous version (JSON only, refusing compact and packed
-        payloads as malformed), the others send JSON, nothing it must refuse, and all
-        converge; once it has left they go compact again."""
+        """Compact payloads (PROTOCOL.md §15) and compact datagrams (docs/lan.md, version 2)
+        only while every member announces them: with a node that stands in for the previous
+        version (JSON in version 1 datagrams, refusing the rest), the others send JSON in
+        version 1, nothing it must refuse, and all converge; once it has left they go compact
+        again."""
         rng = seeded_random("a node of the previous version")
         sniffer = self.sniffer()
         nodes = [self.node(f"new{i}").start() for i in range(2)]
@@ -137,7 +138,8 @@ class LANCluster(unittest.TestCase):
         wait_converged(nodes + [old], 60, points=total)
         heard = self.payloads(sniffer)
         self.assertTrue(heard, "the sniffer heard no data")
-        self.assertEqual([p[:40] for _, p in heard if is_compact(p)], [], "compact payloads with an old member")
+        self.assertEqual([p[:40] for _, p, _ in heard if is_compact(p)], [], "compact payloads with an old member")
+        self.assertEqual({version for _, _, version in heard}, {1}, "version 2 datagrams with an old member")
         refused = [e for e in old.snapshot() if e.get("event") == "rejected"]
         self.assertEqual(refused, [], "the others sent the old node payloads it cannot read")
         self.assertEqual(old.stop(), 0)
@@ -148,7 +150,8 @@ class LANCluster(unittest.TestCase):
         total += sum(node.draw(rng, 4) for node in nodes)
         wait_converged(nodes, 60, points=total)
         heard = self.payloads(sniffer)
-        operations = [p for _, p in heard if not p.startswith(b'{"type":"SYNC')]
+        operations = [p for _, p, _ in heard if not p.startswith(b'{"type":"SYNC')]
+        self.assertEqual({version for _, _, version in heard}, {2}, "not version 2 among new nodes")
         self.assertTrue(operations and all(is_compact(p) for p in operations),
                         f"not compact among new nodes: {[p[:40] for p in operations if not is_compact(p)]}")
         for node in nodes:

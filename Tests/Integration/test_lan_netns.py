@@ -15,7 +15,6 @@ import os
 import random
 import signal
 import socket
-import struct
 import sys
 import tempfile
 import time
@@ -24,7 +23,8 @@ import unittest
 sys.path.insert(0, os.path.dirname(__file__))
 import netns  # noqa: E402
 from canvasnode import Node, seeded_random, wait_converged  # noqa: E402
-from lan_wire import KIND_DATA, MAGIC, TAG_LENGTH, carries_append, data_datagram, parse_header  # noqa: E402
+from lan_wire import (KIND_DATA, MAGIC, TAG_LENGTH, carries_append, data_datagram, is_for_room,  # noqa: E402
+                      parse_header, with_sequence)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 CANVAS = os.path.abspath(os.environ.get("CANVAS_BIN", os.path.join(ROOT, ".build", "debug", "canvas")))
@@ -314,12 +314,12 @@ class NamespaceLAN(unittest.TestCase):
             except socket.timeout:
                 continue
             header = parse_header(datagram)
-            if (header and header[0] == KIND_DATA and header[2] == room and header[3] == victim
+            if (header and header.kind == KIND_DATA and is_for_room(header, room) and header.sender == victim
                     and carries_append(datagram)):
                 captured = datagram
         self.assertIsNotNone(captured, f"the attacker captured no data datagram of {victim}")
-        kind, flags, _, _, incarnation, sequence, sequence_end = parse_header(captured)
-        self.assertEqual(flags & 1, 1, "the captured datagram carries no tag although the room has a key")
+        header = parse_header(captured)
+        self.assertEqual(header.flags & 1, 1, "the captured datagram carries no tag although the room has a key")
         self.assertEqual(hmac.new(key, captured[:-TAG_LENGTH], hashlib.sha256).digest(), captured[-TAG_LENGTH:],
                          "the captured datagram's tag is not HMAC-SHA-256 of the room key")
 
@@ -338,9 +338,7 @@ class NamespaceLAN(unittest.TestCase):
                                             key=wrong_key))
                 forged.append(data_datagram(room, f"nokey{i}", incarnation_forged, j + 1, j + 1, payload))
                 # A victim's datagram with a fresh sequence number and its old tag.
-                tampered = bytearray(captured)
-                tampered[sequence_end - 8:sequence_end] = struct.pack(">Q", sequence + 1000 + 2 * i + j)
-                forged.append(bytes(tampered))
+                forged.append(with_sequence(captured, header.sequence + 1000 + 2 * i + j))
         sent_forged = send(forged)
         # (b, replay) the captured datagram, again and again.
         sent_replays = send([captured] * 200)

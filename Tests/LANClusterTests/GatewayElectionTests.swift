@@ -92,4 +92,30 @@ import Testing
         let leave = try #require(older.stop(now: .milliseconds(40)).datagrams.last)
         #expect(Self.reported(me.receive(bytes: leave, now: .milliseconds(50))) == [[.compactPayloads]])
     }
+
+    /// Data goes in compact datagrams (version 2) while every member announces that it reads
+    /// them, and in version 1 while a member of the previous version is there, which then
+    /// receives it; beacons are always version 1, so that every node hears every other.
+    @Test func compactDatagramsWhileEveryMemberReadsThem() throws {
+        let compact: (inout ClusterConfiguration) -> Void = { $0.announcedCapabilities = [.compactHeaders] }
+        var (me, myStart) = try startedNode("me", configure: compact)
+        var (newer, newerStart) = try startedNode("newer", configure: compact)
+        var (older, olderStart) = try startedNode("older")
+        #expect(myStart.datagrams.allSatisfy { $0[4] == 1 }, "beacons in version 1")
+        _ = newer.receive(bytes: try #require(myStart.datagrams.first), now: .milliseconds(10))
+        _ = me.receive(bytes: try #require(newerStart.datagrams.first), now: .milliseconds(10))
+        let alone = try me.send(payload: Array("among us".utf8), now: .milliseconds(20)).datagrams
+        #expect(alone.count == 1 && alone[0][4] == 2)
+        #expect(newer.receive(bytes: alone[0], now: .milliseconds(21)).contains(.deliver(payload: Array("among us".utf8), from: "me")))
+        // What the older node makes of a version 2 datagram: nothing (it speaks version 1).
+        #expect(older.receive(bytes: alone[0], now: .milliseconds(22)).isEmpty)
+        #expect(older.counters.droppedMalformed == 1)
+
+        _ = me.receive(bytes: try #require(olderStart.datagrams.first), now: .milliseconds(30))
+        _ = older.receive(bytes: try #require(myStart.datagrams.first), now: .milliseconds(30))
+        let mixed = try me.send(payload: Array("with an older node".utf8), now: .milliseconds(40)).datagrams
+        #expect(mixed.count == 1 && mixed[0][4] == 1)
+        #expect(older.receive(bytes: mixed[0], now: .milliseconds(41)).contains(.deliver(payload: Array("with an older node".utf8), from: "me")))
+        #expect(newer.receive(bytes: mixed[0], now: .milliseconds(41)).contains(.deliver(payload: Array("with an older node".utf8), from: "me")))
+    }
 }
