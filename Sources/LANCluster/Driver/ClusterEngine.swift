@@ -124,7 +124,16 @@ final class ClusterEngine {
     @discardableResult
     private func perform(_ actions: [ClusterAction]) -> EventLoopFuture<Void>? {
         var lastWrite: EventLoopFuture<Void>?
-        var membershipChanged = false
+        // The view first: whoever sees a member or gateway event and then reads `members`
+        // or `gateway` finds the change there (the node's state, counters included, is
+        // final once it returned `actions`).
+        let membershipChanged = actions.contains {
+            switch $0 {
+            case .memberJoined, .memberLeft: true
+            default: false
+            }
+        }
+        publish(members: membershipChanged)
         for action in actions {
             switch action {
             case .multicast(let bytes):
@@ -137,11 +146,9 @@ final class ClusterEngine {
             case .deliver(let payload, let from):
                 deliveries.append(ClusterDelivery(payload: payload, from: from))
             case .memberJoined(let nodeID):
-                membershipChanged = true
                 handDeliveries()
                 hand(.memberJoined(nodeID))
             case .memberLeft(let nodeID):
-                membershipChanged = true
                 handDeliveries()
                 hand(.memberLeft(nodeID))
             case .gatewayChanged(let gateway):
@@ -155,7 +162,6 @@ final class ClusterEngine {
             }
         }
         if lastWrite != nil { channel?.flush() }
-        publish(members: membershipChanged)
         // Deliveries wait for the end of the socket's read; others (a repair on a tick) go now.
         if !reading { handDeliveries() }
         // After the actions (their timer included), so that the node's newer timer wins.
