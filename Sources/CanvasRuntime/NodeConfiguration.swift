@@ -33,7 +33,11 @@ public struct NodeConfiguration: Sendable {
         public var password: String
         /// The server to connect to; by default the JID's domain.
         public var host: String?
-        /// The server's port; by default 5222 (5223 with direct TLS).
+        /// Several servers (the members of a cluster), each `HOST` or `HOST:PORT`, tried in
+        /// turn: a failed or lost connection moves on to the next at once. Takes the place of
+        /// `host` when not empty.
+        public var hosts: [String] = []
+        /// The servers' port where a host gives none; by default 5222 (5223 with direct TLS).
         public var port: Int?
         /// A PEM file of CAs to trust instead of the system's.
         public var caFile: String?

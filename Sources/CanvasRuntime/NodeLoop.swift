@@ -251,7 +251,16 @@ final class NodeLoop {
         }
         let security: XMPPClientConfiguration.Security =
             account.plaintextForTesting ? .noneForTesting : account.directTLS ? .directTLS(tls) : .startTLS(tls)
-        var client = XMPPClientConfiguration(connection: connection, host: account.host, port: account.port, security: security)
+        let defaultPort = account.port ?? XMPPClientConfiguration.defaultPort(for: security)
+        let servers: [ServerAddress]
+        do {
+            servers = try (account.hosts.isEmpty ? [account.host ?? connection.domain] : account.hosts).map {
+                (text) throws(ConnectionError) in try ServerAddress(parsing: text, defaultPort: defaultPort)
+            }
+        } catch {
+            throw NodeError(.invalidConfiguration, "\(error)")
+        }
+        var client = XMPPClientConfiguration(connection: connection, servers: servers, security: security)
         client.capabilities = XMPPRoomLinkStateMachine.capabilities(readsCompact: account.compactPayloads)
         return XMPPClient(configuration: client, eventLoopGroup: group, logger: logger)
     }

@@ -22,6 +22,12 @@ public struct ConnectionError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let bindFailed = Kind("resource binding failed")
         /// The server closed the stream with a stream error (RFC 6120 §4.9).
         public static let streamError = Kind("stream error")
+        /// The server does not serve the JID's domain (stream error `host-unknown`): the
+        /// wrong server or the wrong JID.
+        public static let hostUnknown = Kind("host unknown")
+        /// The server sent us to another (stream error `see-other-host`, RFC 6120
+        /// §4.9.3.19): `ConnectionError.otherHost` says where.
+        public static let redirected = Kind("redirected")
         /// The server closed the stream without a stream error before the session was ready.
         public static let streamClosed = Kind("stream closed")
         /// The server (or the driver) did something the protocol does not allow at this point.
@@ -42,7 +48,7 @@ public struct ConnectionError: Error, Hashable, Sendable, CustomStringConvertibl
         /// settings change (bad credentials, no usable mechanism, untrusted certificate).
         public var isPermanent: Bool {
             self == .invalidConfiguration || self == .tlsUnavailable || self == .noUsableMechanism
-                || self == .authenticationFailed || self == .tlsFailed
+                || self == .authenticationFailed || self == .tlsFailed || self == .hostUnknown
         }
     }
 
@@ -50,11 +56,14 @@ public struct ConnectionError: Error, Hashable, Sendable, CustomStringConvertibl
     public var kind: Kind
     /// What happened and what to do about it.
     public var detail: String
+    /// Where a `see-other-host` stream error sent us (`.redirected`).
+    public var otherHost: ServerAddress?
 
     /// A connection error.
-    public init(_ kind: Kind, _ detail: String) {
+    public init(_ kind: Kind, _ detail: String, otherHost: ServerAddress? = nil) {
         self.kind = kind
         self.detail = detail
+        self.otherHost = otherHost
     }
 
     /// `KIND: DETAIL`.

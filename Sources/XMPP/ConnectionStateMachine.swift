@@ -121,7 +121,7 @@ public struct XMPPConnectionStateMachine: Sendable {
             }
             return fail(.streamClosed, "the server closed the stream while \(phrase)")
         case .stanza(let element) where element.name == "error" && element.namespace == XMPPNamespace.stream:
-            return fail(.streamError, Self.describeStreamError(element))
+            return failWithStreamError(element)
         case .streamOpened(let header):
             return handleStreamHeader(header)
         case .stanza(let element):
@@ -510,11 +510,28 @@ public struct XMPPConnectionStateMachine: Sendable {
         return "\(advice) (SASL failure \(condition)\(text.map { ": \($0)" } ?? ""))"
     }
 
-    private static func describeStreamError(_ error: XMLElement) -> String {
-        let condition =
-            error.elements.first { $0.namespace == XMPPNamespace.streamErrors && $0.name != "text" }?.name
-            ?? "undefined-condition"
+    /// A stream error: `host-unknown` ends the attempts (the server does not serve the
+    /// domain), `see-other-host` names the server to try instead; the rest may pass.
+    private mutating func failWithStreamError(_ error: XMLElement) -> [ConnectionAction] {
+        let conditionElement = error.elements.first { $0.namespace == XMPPNamespace.streamErrors && $0.name != "text" }
+        let condition = conditionElement?.name ?? "undefined-condition"
         let text = error.child(named: "text", namespace: XMPPNamespace.streamErrors)?.text
-        return "the server closed the stream with \(condition)\(text.map { ": \($0)" } ?? "")"
+        let said = "the server closed the stream with \(condition)\(text.map { ": \($0)" } ?? "")"
+        switch condition {
+        case "host-unknown":
+            return fail(
+                .hostUnknown,
+                "\(said): it does not serve \(configuration.domain); check the JID's domain and the host you connect to")
+        case "see-other-host":
+            let target = conditionElement?.text.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            let defaultPort = configuration.tlsPolicy == .direct ? 5223 : 5222
+            guard let other = try? ServerAddress(parsing: target, defaultPort: defaultPort) else {
+                return fail(.streamError, "\(said) (without an address we can use: \"\(target)\")")
+            }
+            state = .failed
+            return [.fail(ConnectionError(.redirected, "the server sent us to \(other) (see-other-host)", otherHost: other))]
+        default:
+            return fail(.streamError, said)
+        }
     }
 }

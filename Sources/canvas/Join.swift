@@ -39,8 +39,11 @@ struct Join: AsyncParsableCommand {
     @Option(help: "The nickname in the rooms (default: this node's id).")
     var nick: String?
 
-    @Option(help: "The XMPP server's host (default: the JID's domain).")
-    var host: String?
+    @Option(
+        help: ArgumentHelp(
+            "The XMPP server's host, or HOST:PORT (default: the JID's domain). Repeat it for the members of a cluster: "
+                + "a failed or lost connection tries the next at once.", valueName: "HOST"))
+    var host: [String] = []
 
     @Option(help: "The XMPP server's port (default: 5222, or 5223 with --direct-tls).")
     var port: Int?
@@ -174,7 +177,7 @@ struct Join: AsyncParsableCommand {
                 throw ValidationError("cannot read the password file \(passwordFile): \(error.localizedDescription)")
             }
             var account = NodeConfiguration.XMPPAccount(jid: jid, password: password)
-            account.host = host
+            account.hosts = host
             account.port = port
             account.caFile = caFile
             account.directTLS = directTLS
@@ -264,7 +267,7 @@ struct Join: AsyncParsableCommand {
         jid = jid ?? file.jid
         passwordFile = passwordFile ?? file.passwordFile
         nick = nick ?? file.nick
-        host = host ?? file.host
+        if host.isEmpty, let fileHost = file.host { host = [fileHost] }
         port = port ?? file.port
         caFile = caFile ?? file.caFile
         directTLS = directTLS || file.directTLS

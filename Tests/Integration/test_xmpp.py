@@ -7,6 +7,7 @@ to the canvas executable (the venv of scripts/venv.sh provides slixmpp)."""
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -323,28 +324,36 @@ class XMPPIntegration(unittest.TestCase):
                 self.assertNotIn("out of the room", log.read(), f"{node.name} left the room; log {node.log_path}")
 
     def test_4d_nodes_of_this_version_speak_compact_and_a_node_of_the_previous_version_keeps_the_room_on_json(self):
-        """PROTOCOL.md §14.11 through Prosody: two nodes of this version send their strokes
-        compact (a fraction of the room text); with a node of the previous version
+        """PROTOCOL.md §14.11 through Prosody: a node of this version alone in a room sends its
+        strokes compact (a fraction of the text), and a node of this version that joins later
+        reads them from the archive; with a node of the previous version in the room
         (--xmpp-json-only: no compact feature) the same drawing goes as JSON, which it reads,
-        and nothing reaches it that it refuses."""
-        def room_text_per_point(room, partner_extra):
-            drawer = self.node(f"{room}-new", "alice", self.server.room(room)).start()
-            partner = self.node(f"{room}-partner", "bob", self.server.room(room), extra=partner_extra).start()
-            drawer.wait_joined()
-            partner.wait_joined()
-            drawer.wait_for(lambda: any(e.get("event") == "member_joined" or len(e.get("occupants", [])) >= 2
-                                        for e in drawer.snapshot()), 30, "the partner in the room")
-            total = drawer.draw(seeded_random(room), 40, points=30)
-            wait_converged([drawer, partner], 60, points=total)
-            self.assertEqual(drawer.stop(), 0)
-            self.assertEqual(partner.stop(), 0)
-            rejected = [e for e in partner.snapshot() if e.get("event") == "rejected"]
-            self.assertEqual(rejected, [], f"the partner refused messages; log {partner.log_path}")
-            stats = drawer.last("xmpp_stats")
-            return stats["bytes_sent"] / total
+        and nothing reaches it that it refuses. (Alone, the drawer exchanges no anti-entropy
+        messages, so its text is its operations only.)"""
+        drawer = self.node("versions-new-drawer", "alice", self.server.room("versions-new")).start()
+        drawer.wait_joined()
+        total = drawer.draw(seeded_random("versions"), 40, points=30)
+        drawer.wait_for(lambda: drawer.points() == total, 30, "its own strokes")
+        self.assertEqual(drawer.stop(), 0)
+        compact = drawer.last("xmpp_stats")["bytes_sent"] / total
+        reader = self.node("versions-new-reader", "bob", self.server.room("versions-new")).start()
+        reader.wait_for(lambda: reader.points() == total, 30, f"the {total} archived points")
+        self.assertEqual([e for e in reader.snapshot() if e.get("event") == "rejected"], [])
+        self.assertEqual(reader.stop(), 0)
 
-        compact = room_text_per_point("versions-new", [])
-        json_text = room_text_per_point("versions-old", ["--xmpp-json-only"])
+        old = self.node("versions-old-partner", "bob", self.server.room("versions-old"), extra=["--xmpp-json-only"]).start()
+        old.wait_joined()
+        drawer = self.node("versions-old-drawer", "alice", self.server.room("versions-old")).start()
+        drawer.wait_joined()
+        drawer.wait_for(lambda: any(e.get("event") == "member_joined" or len(e.get("occupants", [])) >= 2
+                                    for e in drawer.snapshot()), 30, "the old node in the room")
+        total = drawer.draw(seeded_random("versions"), 40, points=30)
+        wait_converged([drawer, old], 60, points=total)
+        self.assertEqual(drawer.stop(), 0)
+        self.assertEqual(old.stop(), 0)
+        self.assertEqual([e for e in old.snapshot() if e.get("event") == "rejected"], [],
+                         f"the old node refused messages; log {old.log_path}")
+        json_text = drawer.last("xmpp_stats")["bytes_sent"] / total
         self.assertLess(compact * 2, json_text, f"room text a point: {compact:.1f} bytes compact, {json_text:.1f} as JSON")
 
     def test_5_bad_credentials_and_untrusted_certificates_fail_clearly(self):
@@ -364,6 +373,36 @@ class XMPPIntegration(unittest.TestCase):
                                 capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
         self.assertEqual(result.returncode, 1)
         self.assertIn("--ca-file", result.stderr)
+        # A server that does not serve the JID's domain (stream error host-unknown): no retry.
+        result = subprocess.run(base + ["--jid", "alice@nosuch.example", "--password-file",
+                                        self.server.password_file("alice"), "--ca-file", self.server.env["CA_FILE"]],
+                                capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        self.assertEqual(result.returncode, 1, result.stderr[-2000:])
+        self.assertIn("host-unknown", result.stderr)
+        self.assertIn("check the JID's domain and the host you connect to", result.stderr)
+
+    def test_5b_several_hosts_a_dead_first_one_is_passed_over_at_once(self):
+        """--host may repeat (HOST or HOST:PORT): a refused connection moves on to the next
+        address at once, without the backoff (issue 13: the members of a cluster)."""
+        dead = socket.socket()
+        dead.bind(("127.0.0.1", 0))
+        dead_port = dead.getsockname()[1]
+        dead.close()  # nothing listens there: connections are refused
+        room = self.server.room("several-hosts")
+        node = self.node("several", "alice", room, extra=[])
+        args = node.command()
+        at = args.index("--host")
+        del args[at:at + 4]  # --host HOST --port PORT
+        args += ["--host", f"127.0.0.1:{dead_port}", "--host", f"{self.server.env['XMPP_HOST']}:{self.server.env['XMPP_PORT']}"]
+        node.command = lambda: args
+        started = time.monotonic()
+        node.start()
+        node.wait_joined(timeout=20)
+        self.assertLess(time.monotonic() - started, 5, "the dead first address held the node back")
+        self.assertEqual(node.stop(), 0)
+        with open(node.log_path) as log:
+            text = log.read()
+        self.assertIn(f"cannot connect to 127.0.0.1:{dead_port}", text)
 
 
 class CuttableProxy:

@@ -11,6 +11,13 @@ private struct ScriptedConnection {
         machine = XMPPConnectionStateMachine(configuration: configuration)
     }
 
+    /// A connection whose machine has started (it sent its stream header).
+    static func started(_ configuration: XMPPConnectionConfiguration) -> ScriptedConnection {
+        var connection = ScriptedConnection(configuration)
+        _ = connection.machine.start()
+        return connection
+    }
+
     /// Feeds the server's `text` and returns every action the machine asked for.
     mutating func server(_ text: String) throws -> [ConnectionAction] {
         var actions: [ConnectionAction] = []
@@ -258,8 +265,35 @@ struct ConnectionStateMachineTests {
                 Server.header
                     + "<stream:error><host-unknown xmlns='urn:ietf:params:xml:ns:xmpp-streams'/><text xmlns='urn:ietf:params:xml:ns:xmpp-streams'>No such domain</text></stream:error>"
             ))
-        #expect(error?.kind == .streamError)
-        #expect(error?.detail == "the server closed the stream with host-unknown: No such domain")
+        #expect(error?.kind == .hostUnknown && error?.kind.isPermanent == true)
+        #expect(
+            error?.detail
+                == "the server closed the stream with host-unknown: No such domain: it does not serve example.org; check the JID's domain and the host you connect to")
+        var another = ScriptedConnection.started(try configuration())
+        let passing = failure(
+            in: try another.server(
+                Server.header + "<stream:error><system-shutdown xmlns='urn:ietf:params:xml:ns:xmpp-streams'/></stream:error>"))
+        #expect(passing?.kind == .streamError && passing?.kind.isPermanent == false)
+        #expect(passing?.detail == "the server closed the stream with system-shutdown")
+    }
+
+    /// `see-other-host` (RFC 6120 §4.9.3.19) names where to go: a host, a host and port, or
+    /// an IPv6 address in brackets; anything else is a plain stream error.
+    @Test(arguments: [
+        ("xmpp2.example.org", ServerAddress(host: "xmpp2.example.org", port: 5222)),
+        ("192.0.2.7:5333", ServerAddress(host: "192.0.2.7", port: 5333)),
+        ("[2001:db8::1]:5223", ServerAddress(host: "2001:db8::1", port: 5223)),
+        ("", nil), ("host:99999", nil), ("2001:db8::1", nil),
+    ] as [(String, ServerAddress?)])
+    func seeOtherHostNamesTheNextServer(text: String, expected: ServerAddress?) throws {
+        var connection = ScriptedConnection.started(try configuration())
+        let error = failure(
+            in: try connection.server(
+                Server.header
+                    + "<stream:error><see-other-host xmlns='urn:ietf:params:xml:ns:xmpp-streams'>\(text)</see-other-host></stream:error>"))
+        #expect(error?.otherHost == expected)
+        #expect(error?.kind == (expected == nil ? .streamError : .redirected))
+        #expect(error?.kind.isPermanent == false)
     }
 
     @Test func wrongServerSignatureFails() throws {

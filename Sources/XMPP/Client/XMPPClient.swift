@@ -78,11 +78,12 @@ public final class XMPPClient: Sendable {
 
     /// Connects, and reconnects after every failure until `stop()` or a permanent error.
     public func run() async {
-        var backoff = configuration.backoff
+        var rotation = ServerRotation(addresses: configuration.servers, backoff: configuration.backoff)
         var random = SystemRandomNumberGenerator()
         while !state.withLockedValue({ $0.stopped }) {
             let began = ContinuousClock.now
-            let error = await connectOnce()
+            let server = rotation.current
+            let error = await connectOnce(to: server)
             let stopped = state.withLockedValue { state in
                 state.online = false
                 state.channel = nil
@@ -98,15 +99,15 @@ public final class XMPPClient: Sendable {
                 eventSource.yield(.offline(error, reconnectIn: nil))
                 break
             }
-            if ContinuousClock.now - began >= configuration.stableConnection {
-                backoff.reset()
-            }
-            let delay = backoff.nextDelay(random: &random)
+            let stable = ContinuousClock.now - began >= configuration.stableConnection
+            let delay = rotation.failed(error, stable: stable, random: &random)
             logger.notice(
                 "XMPP connection lost; reconnecting",
-                metadata: ["error": "\(error)", "in": "\(delay)"])
+                metadata: [
+                    "server": "\(server)", "error": "\(error)", "next": "\(rotation.current)", "in": "\(delay)",
+                ])
             eventSource.yield(.offline(error, reconnectIn: delay))
-            await sleep(for: delay)
+            if delay > .zero { await sleep(for: delay) }
         }
         eventSource.finish()
     }
@@ -139,8 +140,8 @@ public final class XMPPClient: Sendable {
         state.withLockedValue { $0.sleeper = nil }
     }
 
-    /// One connection, from TCP connect to its end; returns why it ended.
-    private func connectOnce() async -> ConnectionError {
+    /// One connection to `server`, from TCP connect to its end; returns why it ended.
+    private func connectOnce(to server: ServerAddress) async -> ConnectionError {
         var connection = configuration.connection
         let (previous, token) = state.withLockedValue { ($0.streamManagement, $0.resumptionToken) }
         if connection.streamManagement != .disabled {
@@ -191,10 +192,9 @@ public final class XMPPClient: Sendable {
                     try channel.pipeline.syncOperations.addHandler(handler)
                 }
             }
-        logger.debug(
-            "connecting", metadata: ["host": "\(configuration.host)", "port": "\(configuration.port)"])
+        logger.debug("connecting", metadata: ["host": "\(server.host)", "port": "\(server.port)"])
         do {
-            let channel = try await bootstrap.connect(host: configuration.host, port: configuration.port).get()
+            let channel = try await bootstrap.connect(host: server.host, port: server.port).get()
             let stopped = state.withLockedValue { state in
                 state.channel = channel
                 return state.stopped
@@ -205,7 +205,7 @@ public final class XMPPClient: Sendable {
             ended.succeed(
                 ConnectionError(
                     .connectionLost,
-                    "cannot connect to \(configuration.host):\(configuration.port): \(error); check the host, the port and that the server runs"
+                    "cannot connect to \(server): \(error); check the host, the port and that the server runs"
                 ))
         }
         return (try? await ended.futureResult.get())

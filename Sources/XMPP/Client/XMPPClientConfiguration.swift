@@ -13,10 +13,14 @@ public struct XMPPClientConfiguration: Sendable {
 
     /// The account and the stream (JID, password, stream management).
     public var connection: XMPPConnectionConfiguration
-    /// The host to connect to (by default the JID's domain).
-    public var host: String
-    /// The TCP port.
-    public var port: Int
+    /// The servers to connect to, in order of preference (by default the JID's domain): the
+    /// members of a cluster, say. After a failed or lost connection the client tries the
+    /// next at once, and backs off only once all have failed (`ServerRotation`).
+    public var servers: [ServerAddress]
+    /// The first server's host.
+    public var host: String { servers[0].host }
+    /// The first server's port.
+    public var port: Int { servers[0].port }
     public var security: Security
     /// How long a TCP connection (and the TLS handshake) may take.
     public var connectTimeout: Duration = .seconds(10)
@@ -42,15 +46,24 @@ public struct XMPPClientConfiguration: Sendable {
         port: Int? = nil,
         security: Security? = nil
     ) {
-        self.connection = connection
-        self.host = host ?? connection.domain
         let security = security ?? .startTLS(TLSClientConfiguration(serverName: connection.domain))
+        self.init(
+            connection: connection,
+            servers: [ServerAddress(host: host ?? connection.domain, port: port ?? Self.defaultPort(for: security))],
+            security: security)
+    }
+
+    /// A client for `connection.bareJID` trying `servers` in turn (at least one).
+    public init(connection: XMPPConnectionConfiguration, servers: [ServerAddress], security: Security) {
+        precondition(!servers.isEmpty, "a client needs at least one server")
+        self.connection = connection
+        self.servers = servers
         self.security = security
-        if case .directTLS = security {
-            self.port = port ?? 5223
-        } else {
-            self.port = port ?? 5222
-        }
+    }
+
+    /// 5223 with direct TLS (XEP-0368's convention), 5222 otherwise.
+    public static func defaultPort(for security: Security) -> Int {
+        if case .directTLS = security { 5223 } else { 5222 }
     }
 }
 
