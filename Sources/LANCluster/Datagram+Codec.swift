@@ -60,11 +60,7 @@ extension Datagram {
     /// The bytes of a datagram whose fields the caller built within the format's limits.
     func encodedUnchecked(key: RoomKey?, roomTag: [UInt8]? = nil) -> [UInt8] {
         if format == .compact { return compactEncodedUnchecked(key: key, roomTag: roomTag ?? Self.roomTag(room)) }
-        var writer = ByteWriter()
-        writer.append(Self.magic)
-        writer.append(Self.version)
-        writer.append(kindCode.rawValue)
-        writer.append(key == nil ? 0 : Self.authenticatedFlag)
+        var writer = preamble(version: Self.version, key: key)
         writer.appendName(room)
         writer.appendName(sender)
         writer.append(incarnation)
@@ -91,10 +87,34 @@ extension Datagram {
         case .leave:
             break
         }
-        if let key {
-            writer.append(key.tag(for: writer.bytes[...]))
+        return writer.finished(key: key)
+    }
+
+    /// A writer holding the fields both versions start with: magic, version, kind, flags.
+    func preamble(version: UInt8, key: RoomKey?) -> ByteWriter {
+        var writer = ByteWriter()
+        writer.append(Self.magic)
+        writer.append(version)
+        writer.append(kindCode.rawValue)
+        writer.append(key == nil ? 0 : Self.authenticatedFlag)
+        return writer
+    }
+
+    /// Reads the kind and the flags (both versions), and sets the tag aside when the flags
+    /// announce one.
+    static func readKindAndFlags(_ reader: inout ByteReader, version: UInt8) throws(DatagramError) -> KindCode {
+        let code = try reader.uint8(field: "kind")
+        guard let kind = KindCode(rawValue: code) else {
+            throw DatagramError(.unknownKind, "kind \(code); version \(version) defines 1 (beacon) to 4 (leave)")
         }
-        return writer.bytes
+        let flags = try reader.uint8(field: "flags")
+        guard flags & ~authenticatedFlag == 0 else {
+            throw DatagramError(.invalidField, "flags \(flags); version \(version) defines only bit 0 (authenticated)")
+        }
+        if flags & authenticatedFlag != 0 {
+            try reader.reserveTrailer(RoomKey.tagLength, field: "authentication tag")
+        }
+        return kind
     }
 
     private func checkFields() throws(DatagramError) {
@@ -146,17 +166,7 @@ extension Datagram {
                 .unsupportedVersion,
                 "version \(version); this node speaks version \(Self.version)\(readsCompact ? " and \(Self.compactVersion)" : "")")
         }
-        let code = try reader.uint8(field: "kind")
-        guard let kind = KindCode(rawValue: code) else {
-            throw DatagramError(.unknownKind, "kind \(code); version 1 defines 1 (beacon) to 4 (leave)")
-        }
-        let flags = try reader.uint8(field: "flags")
-        guard flags & ~Self.authenticatedFlag == 0 else {
-            throw DatagramError(.invalidField, "flags \(flags); version 1 defines only bit 0 (authenticated)")
-        }
-        if flags & Self.authenticatedFlag != 0 {
-            try reader.reserveTrailer(RoomKey.tagLength, field: "authentication tag")
-        }
+        let kind = try Self.readKindAndFlags(&reader, version: version)
         room = try reader.name(field: "room")
         sender = try reader.name(field: "sender")
         incarnation = try reader.uint64(field: "incarnation")
@@ -316,6 +326,12 @@ struct ByteWriter {
     mutating func appendBlob(_ blob: [UInt8]) {
         append(UInt16(truncatingIfNeeded: blob.count))
         append(blob)
+    }
+
+    /// The datagram's bytes, ending with the tag of `key` over everything before it.
+    func finished(key: RoomKey?) -> [UInt8] {
+        guard let key else { return bytes }
+        return bytes + key.tag(for: bytes[...])
     }
 
     /// Unsigned LEB128: 7 bits a byte, least significant group first.

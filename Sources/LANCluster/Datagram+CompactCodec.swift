@@ -37,11 +37,7 @@ extension Datagram {
     }
 
     func compactEncodedUnchecked(key: RoomKey?, roomTag: [UInt8]) -> [UInt8] {
-        var writer = ByteWriter()
-        writer.append(Self.magic)
-        writer.append(Self.compactVersion)
-        writer.append(kindCode.rawValue)
-        writer.append(key == nil ? 0 : Self.authenticatedFlag)
+        var writer = preamble(version: Self.compactVersion, key: key)
         writer.append(roomTag)
         writer.appendID(sender)
         writer.append(incarnation)
@@ -69,25 +65,12 @@ extension Datagram {
         case .leave:
             break
         }
-        if let key {
-            writer.append(key.tag(for: writer.bytes[...]))
-        }
-        return writer.bytes
+        return writer.finished(key: key)
     }
 
     /// Reads the rest of a compact datagram (`reader` is past the version).
     init(decodingCompact reader: inout ByteReader, room expected: String?, tag expectedTag: [UInt8]?) throws(DatagramError) {
-        let code = try reader.uint8(field: "kind")
-        guard let kind = KindCode(rawValue: code) else {
-            throw DatagramError(.unknownKind, "kind \(code); version 2 defines 1 (beacon) to 4 (leave)")
-        }
-        let flags = try reader.uint8(field: "flags")
-        guard flags & ~Self.authenticatedFlag == 0 else {
-            throw DatagramError(.invalidField, "flags \(flags); version 2 defines only bit 0 (authenticated)")
-        }
-        if flags & Self.authenticatedFlag != 0 {
-            try reader.reserveTrailer(RoomKey.tagLength, field: "authentication tag")
-        }
+        let kind = try Self.readKindAndFlags(&reader, version: Self.compactVersion)
         let tag = try reader.bytes(8, field: "room tag")
         var room = ""
         if let expected {
