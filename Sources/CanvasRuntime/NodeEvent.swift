@@ -54,7 +54,10 @@ public enum NodeEvent: Sendable, Hashable {
     case lanStats(room: String, counters: ClusterCounters)
     /// What a node's XMPP link to a room sent and received (messages and the bytes of their
     /// bodies or payloads; our own reflections not counted), when it leaves the room.
-    case xmppStats(room: String, messagesSent: Int, bytesSent: Int, messagesReceived: Int, bytesReceived: Int)
+    /// `operationMessagesSent`: those of `messagesSent` that carried operations (one, or a
+    /// batch); the rest are anti-entropy and the original app's MEGA.
+    case xmppStats(
+        room: String, messagesSent: Int, operationMessagesSent: Int, bytesSent: Int, messagesReceived: Int, bytesReceived: Int)
     /// What the room's session sent for anti-entropy (docs/sync.md), at shutdown.
     case syncStats(room: String, statistics: SessionStatistics)
     /// An operation on a traced stroke (`NodeConfiguration.traceStrokePrefix`) was applied:
@@ -113,7 +116,7 @@ public enum NodeEvent: Sendable, Hashable {
             .syncFinished(let room, _, _), .rejected(let room, _, _, _), .error(let room, _), .exported(let room, _),
             .joined(let room, _, _), .joinRetry(let room, _), .caughtUp(let room, _, _), .left(let room, _, _),
             .nickname(let room, _, _), .xmppRelay(let room, _), .lanStarted(let room, _), .gateway(let room, _),
-            .lanStats(let room, _), .traced(let room, _, _, _, _, _), .xmppStats(let room, _, _, _, _), .syncStats(let room, _):
+            .lanStats(let room, _), .traced(let room, _, _, _, _, _), .xmppStats(let room, _, _, _, _, _), .syncStats(let room, _):
             room
         }
     }
@@ -173,8 +176,9 @@ public enum NodeEvent: Sendable, Hashable {
                 .field("payloads_delivered", counters.payloadsDelivered).field("nacks_sent", counters.nacksSent)
                 .field("repairs_sent", counters.repairsSent).field("repairs_throttled", counters.repairsThrottled)
                 .field("losses_given_up", counters.lossesGivenUp)
-        case .xmppStats(let room, let messagesSent, let bytesSent, let messagesReceived, let bytesReceived):
-            line = line.field("room", room).field("messages_sent", messagesSent).field("bytes_sent", bytesSent)
+        case .xmppStats(let room, let messagesSent, let operationMessagesSent, let bytesSent, let messagesReceived, let bytesReceived):
+            line = line.field("room", room).field("messages_sent", messagesSent)
+                .field("operation_messages_sent", operationMessagesSent).field("bytes_sent", bytesSent)
                 .field("messages_received", messagesReceived).field("bytes_received", bytesReceived)
         case .syncStats(let room, let statistics):
             line = line.field("room", room).field("sync_messages", statistics.syncMessages)

@@ -157,7 +157,7 @@ struct XMPPRoomLinkStateMachine {
     private(set) var transportUp = false
 
     /// Messages (and their text's bytes) sent to and received from the room, for `xmppStats`.
-    private var messagesSent = 0, bytesSent = 0, messagesReceived = 0, bytesReceived = 0
+    private var messagesSent = 0, operationMessagesSent = 0, bytesSent = 0, messagesReceived = 0, bytesReceived = 0
     /// Sends carrying local operations that wait for their reflection, by stanza id.
     private var awaitingReflection: [String: OutgoingMessage] = [:]
     /// Those still unreflected when the room was lost, by stanza id: the room may have
@@ -352,8 +352,8 @@ struct XMPPRoomLinkStateMachine {
         actions.append(
             .event(
                 .xmppStats(
-                    room: roomName, messagesSent: messagesSent, bytesSent: bytesSent, messagesReceived: messagesReceived,
-                    bytesReceived: bytesReceived)))
+                    room: roomName, messagesSent: messagesSent, operationMessagesSent: operationMessagesSent,
+                    bytesSent: bytesSent, messagesReceived: messagesReceived, bytesReceived: bytesReceived)))
         return actions
     }
 
@@ -527,6 +527,7 @@ struct XMPPRoomLinkStateMachine {
             stanza.children.append(.element(XMLElement(name: "no-store", namespace: Self.hintsNamespace)))
         }
         messagesSent += 1
+        if message.kind == .operations { operationMessagesSent += 1 }
         bytesSent += content.text.utf8.count
         actions.append(.send(stanza))
     }

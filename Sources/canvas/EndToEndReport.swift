@@ -101,10 +101,13 @@ extension Bench.Users {
                 result.syncPerPoint("sync_bytes"), result.syncPerPoint("repair_bytes")))
         if run.withServer {
             let messages = result.xmppTotal("messages_sent")
+            let operations = result.xmppTotal("operation_messages_sent")
+            let seconds = max(result.loadSeconds, 1)
             lines.append(
                 String(
-                    format: "XMPP: %d messages into the room (%.1f a second of load), %.1f bytes of message text per point drawn",
-                    messages, Double(messages) / max(result.loadSeconds, 1),
+                    format: "XMPP: %d messages into the room (%.1f a second of load: %.1f with operations, %.1f of anti-entropy), "
+                        + "%.1f bytes of message text per point drawn",
+                    messages, Double(messages) / seconds, Double(operations) / seconds, Double(messages - operations) / seconds,
                     Double(result.xmppTotal("bytes_sent")) / Double(max(1, result.totalPoints))))
         }
         if let serverCPU = result.serverCPUSeconds {
@@ -143,6 +146,7 @@ extension Bench.Users {
             "lan_nacks_per_point": result.lanPerPoint("nacks_sent"), "lan_repairs_per_point": result.lanPerPoint("repairs_sent"),
             "sync_bytes_per_point": result.syncPerPoint("sync_bytes"), "repair_bytes_per_point": result.syncPerPoint("repair_bytes"),
             "fell_behind": result.fellBehind, "xmpp_messages_sent": result.xmppTotal("messages_sent"),
+            "xmpp_operation_messages_sent": result.xmppTotal("operation_messages_sent"),
             "xmpp_bytes_sent": result.xmppTotal("bytes_sent"), "generator_lag_max_s": result.generatorLagMax,
             "load_average_1m": result.loadAverage,
             "node_cpu_s": result.nodes.map(\.cpuSeconds),

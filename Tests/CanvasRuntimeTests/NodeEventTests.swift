@@ -18,7 +18,7 @@ import Testing
         .caughtUp(room: "r", messages: 1, archive: true), .left(room: "r", reason: "x", rejoin: true),
         .nickname(room: "r", from: "a", to: "b"), .xmppRelay(room: "r", active: true), .lanStarted(room: "r", transport: "t"),
         .gateway(room: "r", node: nil), .lanStats(room: "r", counters: ClusterCounters()),
-        .xmppStats(room: "r", messagesSent: 1, bytesSent: 2, messagesReceived: 3, bytesReceived: 4),
+        .xmppStats(room: "r", messagesSent: 1, operationMessagesSent: 1, bytesSent: 2, messagesReceived: 3, bytesReceived: 4),
         .syncStats(room: "r", statistics: SessionStatistics()),
         .traced(room: "r", stroke: "p1", offset: 5, points: 15, author: "lan/n2", monotonicNanoseconds: 1_234_567_890),
     ]

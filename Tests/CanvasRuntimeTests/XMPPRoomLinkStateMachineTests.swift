@@ -554,7 +554,7 @@ struct XMPPRoomLinkStateMachineTests {
         // body), one in (alice's batch; our reflection is not counted).
         let facts = link.facts
         let stats = events(link.machine.leave(now: .seconds(1), facts: facts)).filter { $0.contains("xmpp_stats") }
-        #expect(stats == [#"{"event":"xmpp_stats","room":"room@muc.example.org","messages_sent":2,"bytes_sent":25,"messages_received":1,"bytes_received":15}"#])
+        #expect(stats == [#"{"event":"xmpp_stats","room":"room@muc.example.org","messages_sent":2,"operation_messages_sent":2,"bytes_sent":25,"messages_received":1,"bytes_received":15}"#])
     }
 
     /// Operations go compact while every other occupant announces this version's
