@@ -34,10 +34,11 @@ let package = Package(
         .target(name: "CanvasSVG", dependencies: ["CanvasCore", "CanvasGeometry"], swiftSettings: strict),
         .systemLibrary(name: "CExpat", pkgConfig: "expat", providers: [.apt(["libexpat1-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CResolv"),
         .target(
             name: "XMPP",
             dependencies: [
-                "CExpat", "COpenSSL", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                "CExpat", "COpenSSL", "CResolv", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -261,6 +261,8 @@ final class NodeLoop {
             throw NodeError(.invalidConfiguration, "\(error)")
         }
         var client = XMPPClientConfiguration(connection: connection, servers: servers, security: security)
+        // Neither a host nor a port: the domain's SRV records first (RFC 6120 §3.2.1).
+        client.discoversServers = account.hosts.isEmpty && account.host == nil && account.port == nil
         client.capabilities = XMPPRoomLinkStateMachine.capabilities(readsCompact: account.compactPayloads)
         return XMPPClient(configuration: client, eventLoopGroup: group, logger: logger)
     }

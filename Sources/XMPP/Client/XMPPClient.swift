@@ -1,5 +1,6 @@
 public import Logging
 public import NIOCore
+import Foundation
 import NIOConcurrencyHelpers
 import NIOPosix
 
@@ -78,8 +79,14 @@ public final class XMPPClient: Sendable {
 
     /// Connects, and reconnects after every failure until `stop()` or a permanent error.
     public func run() async {
-        var rotation = ServerRotation(addresses: configuration.servers, backoff: configuration.backoff)
         var random = SystemRandomNumberGenerator()
+        var servers = configuration.servers
+        if configuration.discoversServers {
+            let found = await discoverServers()
+            // The domain itself stays last, for a domain without SRV records that work.
+            servers = found + servers.filter { !found.contains($0) }
+        }
+        var rotation = ServerRotation(addresses: servers, backoff: configuration.backoff)
         while !state.withLockedValue({ $0.stopped }) {
             let began = ContinuousClock.now
             let server = rotation.current
@@ -125,6 +132,25 @@ public final class XMPPClient: Sendable {
             channel.writeAndFlush(XMPPOutbound.closeStream, promise: closed)
             try? await closed.futureResult.get()
         }
+    }
+
+    /// The domain's servers from DNS SRV records, looked up on a thread of its own (the
+    /// resolver blocks).
+    private func discoverServers() async -> [ServerAddress] {
+        let domain = configuration.connection.domain
+        let directTLS: Bool = if case .directTLS = configuration.security { true } else { false }
+        let found = await withCheckedContinuation { (continuation: CheckedContinuation<[ServerAddress], Never>) in
+            Thread.detachNewThread {
+                var random = SystemRandomNumberGenerator()
+                continuation.resume(returning: ServiceRecords.lookUp(domain: domain, directTLS: directTLS, random: &random))
+            }
+        }
+        logger.debug(
+            "DNS SRV lookup", metadata: [
+                "name": "\(ServiceRecords.serviceName(domain: domain, directTLS: directTLS))",
+                "servers": "\(found.map { $0.description })",
+            ])
+        return found
     }
 
     // MARK: One connection

@@ -17,6 +17,10 @@ public struct XMPPClientConfiguration: Sendable {
     /// members of a cluster, say. After a failed or lost connection the client tries the
     /// next at once, and backs off only once all have failed (`ServerRotation`).
     public var servers: [ServerAddress]
+    /// Whether the client first asks DNS for the domain's servers (SRV records, RFC 6120
+    /// §3.2.1: `_xmpp-client._tcp`, or `_xmpps-client._tcp` with direct TLS) and tries them
+    /// before `servers`: true when neither a host nor a port was given.
+    public var discoversServers = false
     /// The first server's host.
     public var host: String { servers[0].host }
     /// The first server's port.
@@ -51,6 +55,7 @@ public struct XMPPClientConfiguration: Sendable {
             connection: connection,
             servers: [ServerAddress(host: host ?? connection.domain, port: port ?? Self.defaultPort(for: security))],
             security: security)
+        discoversServers = host == nil && port == nil
     }
 
     /// A client for `connection.bareJID` trying `servers` in turn (at least one).
