@@ -78,10 +78,13 @@ struct XMPPRoomLinkStateMachine {
     static let reflectionWindow = 64
     /// A message whose reflection has not come after this long no longer holds its place.
     static let reflectionTimeout: Duration = .seconds(30)
-    /// How often we ping ourselves in the room (XEP-0410) to learn whether we are still in.
-    static let selfPingInterval: Duration = .seconds(60)
+    /// We ping ourselves in the room (XEP-0410) when it has been quiet this long, to learn
+    /// whether we are still in: a room that vanished (its cluster member died, the server
+    /// restarted) is noticed within `quietBeforeSelfPing + selfPingTimeout` even when nobody
+    /// draws, and a busy room, whose traffic shows we are in, costs no pings.
+    static let quietBeforeSelfPing: Duration = .seconds(4)
     /// How long a self-ping may go unanswered before we count ourselves out of the room.
-    static let selfPingTimeout: Duration = .seconds(30)
+    static let selfPingTimeout: Duration = .seconds(5)
     /// The wait before joining again; after refusals that may pass it doubles with each
     /// attempt, up to `maxRejoinBackoff` times.
     static let rejoinDelay: Duration = .seconds(2)
@@ -190,6 +193,8 @@ struct XMPPRoomLinkStateMachine {
     /// its answer went out.
     private var nextSelfPing: Duration?
     private var selfPingSentAt: Duration?
+    /// Counts our self-pings, for their ids.
+    private var selfPingCounter: UInt64 = 0
     /// Messages the room refused for its rate limits (and those sent since), sent again
     /// once `throttledUntil` has passed.
     private var throttled: [OutgoingMessage] = []
@@ -272,6 +277,8 @@ struct XMPPRoomLinkStateMachine {
     mutating func receive(_ stanza: XMLElement, now: Duration, facts: Facts) -> [Action] {
         var actions: [Action] = []
         handle(room.handle(stanza), now: now, facts: facts, into: &actions)
+        // The room spoke: we are in; the next self-ping waits for the next quiet spell.
+        if room.isJoined, nextSelfPing != nil { nextSelfPing = now + Self.quietBeforeSelfPing }
         return actions
     }
 
@@ -319,10 +326,10 @@ struct XMPPRoomLinkStateMachine {
                 selfPingSentAt = nil
                 handle(room.selfPingTimedOut(), now: now, facts: facts, into: &actions)
             } else if selfPingSentAt == nil, let due = nextSelfPing, now >= due {
-                sentCounter += 1
+                selfPingCounter += 1
                 selfPingSentAt = now
-                nextSelfPing = now + Self.selfPingInterval
-                actions.append(.send(room.selfPing(id: "self-ping-\(sentCounter)")))
+                nextSelfPing = now + Self.quietBeforeSelfPing
+                actions.append(.send(room.selfPing(id: "self-ping-\(selfPingCounter)")))
             }
         }
         if let until = throttledUntil, now >= until {
@@ -583,7 +590,7 @@ struct XMPPRoomLinkStateMachine {
                     .joined(room: roomName, nick: nickname, occupants: occupants.map(\.nickname).sorted())))
             joinAttempts = 0
             awaitingReflection = [:]
-            nextSelfPing = now + Self.selfPingInterval
+            nextSelfPing = now + Self.quietBeforeSelfPing
             selfPingSentAt = nil
             catchUpDeadline = now + Self.catchUpLimit
         case .occupantJoined(let occupant):
