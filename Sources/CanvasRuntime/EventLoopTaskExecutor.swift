@@ -15,6 +15,7 @@ public final class EventLoopTaskExecutor: TaskExecutor {
         self.eventLoop = eventLoop
     }
 
+    /// Runs `job` on the event loop, after what is already queued there.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         // The closure keeps the executor alive until the job has run.

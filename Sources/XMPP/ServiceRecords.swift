@@ -7,10 +7,12 @@ public struct ServiceRecord: Hashable, Sendable {
     public var priority: UInt16
     /// Among records of one priority, the share of the choices.
     public var weight: UInt16
+    /// The TCP port of the service on `target`.
     public var port: UInt16
     /// The host name, without the final dot ("." alone: the service is not offered).
     public var target: String
 
+    /// A record as DNS gives it.
     public init(priority: UInt16, weight: UInt16, port: UInt16, target: String) {
         self.priority = priority
         self.weight = weight
@@ -44,6 +46,7 @@ public enum ServiceRecords {
 
     /// Why a DNS answer could not be read.
     public struct MalformedAnswer: Error, CustomStringConvertible {
+        /// What is wrong with the answer, and where.
         public var description: String
     }
 
