@@ -88,6 +88,17 @@ struct XMPPRoomLinkStateMachine {
     /// The wait before joining again; after refusals that may pass it doubles with each
     /// attempt, up to `maxRejoinBackoff` times.
     static let rejoinDelay: Duration = .seconds(2)
+    /// A room that vanished under us is joined again at once, unless we did that less than
+    /// this long ago (then after `rejoinDelay`): a cluster restarts the room on another
+    /// member, and a room that keeps vanishing is not hammered.
+    static let promptRejoinWindow: Duration = .seconds(30)
+    /// How long a join may go unanswered (the room's disco#info answer, our own presence)
+    /// before it starts over: a join that reached a cluster member while a dying member
+    /// still held the room is lost without a word. Doubles with each unanswered attempt, up
+    /// to `maxJoinAnswerBackoff` times.
+    static let joinAnswerTimeout: Duration = .milliseconds(1500)
+    /// The largest multiple of `joinAnswerTimeout` a join waits for its answer.
+    static let maxJoinAnswerBackoff = 8
     /// The largest multiple of `rejoinDelay` between join attempts.
     static let maxRejoinBackoff = 16
     /// How long the session waits for the archive catch-up before syncing anyway.
@@ -185,6 +196,11 @@ struct XMPPRoomLinkStateMachine {
     private var unconfirmedComparedAt: Duration?
     /// When to try joining again after a kick, a lost self-ping or a refusal that may pass.
     private var rejoinAt: Duration?
+    /// When a vanished room was last joined again at once (`promptRejoinWindow`).
+    private var promptRejoinAt: Duration?
+    /// When the join under way started, and how many before it went unanswered.
+    private var joinStartedAt: Duration?
+    private var unansweredJoins = 0
     /// While catching up after a join: when to give up waiting for it.
     private var catchUpDeadline: Duration?
     /// Join attempts refused for a reason that may pass, since the last successful join.
@@ -321,6 +337,16 @@ struct XMPPRoomLinkStateMachine {
         if let rejoinAt, now >= rejoinAt, facts.isOnline {
             join(now: now, facts: facts, into: &actions)
         }
+        if room.isJoining, facts.isOnline, let started = joinStartedAt,
+            now - started >= Self.joinAnswerTimeout * min(1 << min(unansweredJoins, 3), Self.maxJoinAnswerBackoff)
+        {
+            unansweredJoins += 1
+            actions.append(
+                .log(
+                    .notice, "the room did not answer our join; joining again",
+                    metadata: ["after": "\(now - started)", "attempt": "\(unansweredJoins + 1)"]))
+            join(now: now, facts: facts, into: &actions)
+        }
         if room.isJoined {
             if let sent = selfPingSentAt, now - sent >= Self.selfPingTimeout {
                 selfPingSentAt = nil
@@ -376,6 +402,7 @@ struct XMPPRoomLinkStateMachine {
 
     private mutating func join(now: Duration, facts: Facts, into actions: inout [Action]) {
         rejoinAt = nil
+        joinStartedAt = now
         handle(room.join(archivePosition: archivePosition), now: now, facts: facts, into: &actions)
     }
 
@@ -589,6 +616,7 @@ struct XMPPRoomLinkStateMachine {
                 .event(
                     .joined(room: roomName, nick: nickname, occupants: occupants.map(\.nickname).sorted())))
             joinAttempts = 0
+            unansweredJoins = 0
             awaitingReflection = [:]
             nextSelfPing = now + Self.quietBeforeSelfPing
             selfPingSentAt = nil
@@ -638,12 +666,13 @@ struct XMPPRoomLinkStateMachine {
                     .left(room: roomName, reason: "\(reason)", rejoin: reason.mayRejoin)))
             goDown(into: &actions)
             if reason.mayRejoin {
-                rejoinAt = now + Self.rejoinDelay
+                scheduleRejoin(now: now, roomVanished: reason.roomVanished)
             } else {
                 failedPermanently = true
             }
         case .failed(let error):
             goDown(into: &actions)
+            unansweredJoins = 0  // the room answered
             if error.kind.mayRetry {
                 joinAttempts += 1
                 let delay = Self.rejoinDelay * min(1 << min(joinAttempts - 1, 4), Self.maxRejoinBackoff)
@@ -724,13 +753,25 @@ struct XMPPRoomLinkStateMachine {
                 throttled.append(refused)
             }
         case "not-acceptable", "forbidden":
-            // We are not (or no longer) an occupant: rejoin; the session resends local
-            // operations that were not accepted.
+            // We are not (or no longer) an occupant: the room vanished and came back without
+            // us (its cluster member died), or threw us out. Rejoin; the session resends
+            // local operations that were not accepted.
             goDown(into: &actions)
             room.connectionLost()
-            rejoinAt = now + Self.rejoinDelay
+            scheduleRejoin(now: now, roomVanished: true)
         default:
             break
+        }
+    }
+
+    /// Plans the next join after we lost the room: at once when the room vanished under us
+    /// and we have not rejoined at once within `promptRejoinWindow`, else after `rejoinDelay`.
+    private mutating func scheduleRejoin(now: Duration, roomVanished: Bool) {
+        if roomVanished, promptRejoinAt.map({ now - $0 >= Self.promptRejoinWindow }) ?? true {
+            promptRejoinAt = now
+            rejoinAt = now
+        } else {
+            rejoinAt = now + Self.rejoinDelay
         }
     }
 

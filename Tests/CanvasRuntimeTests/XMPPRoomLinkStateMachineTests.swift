@@ -322,15 +322,78 @@ struct XMPPRoomLinkStateMachineTests {
         #expect(inputs(try link.feed(H.groupchat(from: "bob", id: "node-b-3", body: "ops"))) == ["accepted 7"])
     }
 
-    @Test func notAcceptableTakesUsOutAndRejoins() throws {
+    /// The room refuses a message because we are no occupant (it vanished with its cluster
+    /// member and started again on another without us): out, and in again at the next tick;
+    /// a second time within 30 s waits `rejoinDelay`, so a room that keeps failing is not
+    /// hammered; later, at once again.
+    @Test func notAcceptableTakesUsOutAndRejoinsAtOnceThenAfterADelay() throws {
         var link = try H()
         try link.joinAndCatchUp()
+        let rejoined = { (link: inout H, disco: Int) throws in
+            _ = try link.feed(H.discoInfo(id: "muc-disco-\(disco)", archive: false))
+            _ = try link.feed(H.presence("alice") + H.ownPresence())
+            _ = try link.feed(H.subject)
+            #expect(link.machine.transportUp)
+        }
         _ = link.send("ops", id: 1)
         let out = try link.feed(H.refusal(id: "node-b-1", condition: "not-acceptable"))
         #expect(inputs(out) == ["down xmpp"])
         #expect(!link.machine.room.isJoined)
-        #expect(joinsStarted(link.tick(at: .milliseconds(1999))) == 0)
+        #expect(joinsStarted(link.tick(at: .milliseconds(50))) == 1)
+        try rejoined(&link, 2)
+
+        link.now = .seconds(10)
+        _ = try link.feed(H.refusal(id: "node-b-2", condition: "not-acceptable"))
+        #expect(joinsStarted(link.tick(at: .milliseconds(11_999))) == 0)
+        #expect(joinsStarted(link.tick(at: .seconds(12))) == 1)
+        try rejoined(&link, 3)
+
+        link.now = .seconds(31)
+        _ = try link.feed(H.refusal(id: "node-b-3", condition: "forbidden"))
+        #expect(joinsStarted(link.tick(at: .milliseconds(31_050))) == 1, "30 s after the last prompt rejoin")
+    }
+
+    /// A join that reached a cluster member while a dying member still held the room is
+    /// lost without a word: unanswered after 1.5 s it starts over, then after 3, 6, 12, 12 s;
+    /// an answered join resets the wait.
+    @Test func anUnansweredJoinStartsOverWithGrowingPatience() throws {
+        var link = try H()
+        #expect(joinsStarted(link.online()) == 1)
+        var starts: [Duration] = []
+        for step in 1...800 {
+            let now = Duration.milliseconds(50 * step)
+            if joinsStarted(link.tick(at: now)) == 1 { starts.append(now) }
+        }
+        #expect(starts == [.milliseconds(1_500), .milliseconds(4_500), .milliseconds(10_500), .milliseconds(22_500), .milliseconds(34_500)])
+        // The fifth attempt is answered: joined, then out again (the room vanished) and a
+        // lost join waits 1.5 s once more.
+        _ = try link.feed(H.discoInfo(id: "muc-disco-6", archive: false))
+        _ = try link.feed(H.presence("alice") + H.ownPresence() + H.subject)
+        #expect(link.machine.transportUp)
+        link.now = .seconds(41)
+        _ = try link.feed(H.refusal(id: "x", condition: "not-acceptable"))
+        #expect(joinsStarted(link.tick(at: .milliseconds(41_050))) == 1)
+        #expect(joinsStarted(link.tick(at: .milliseconds(42_500))) == 0)
+        #expect(joinsStarted(link.tick(at: .milliseconds(42_550))) == 1)
+    }
+
+    /// A kick is a person's decision: the rejoin waits `rejoinDelay`, however long ago the
+    /// last one was; the service's shutdown (a member leaving the cluster) rejoins at once.
+    @Test func aShutdownRejoinsAtOnceAKickAfterTheDelay() throws {
+        var link = try H()
+        try link.joinAndCatchUp()
+        let kicked = "<presence from='\(H.room)/bob' to='\(H.me)' type='unavailable'><x xmlns='http://jabber.org/protocol/muc#user'><item affiliation='none' role='none'/><status code='110'/><status code='307'/></x></presence>"
+        let out = try link.feed(kicked)
+        #expect(events(out) == [#"{"event":"left","room":"room@muc.example.org","reason":"kicked(reason: nil)","rejoin":true}"#])
+        #expect(joinsStarted(link.tick(at: .milliseconds(1_999))) == 0)
         #expect(joinsStarted(link.tick(at: .seconds(2))) == 1)
+        _ = try link.feed(H.discoInfo(id: "muc-disco-2", archive: false))
+        _ = try link.feed(H.presence("alice") + H.ownPresence() + H.subject)
+
+        link.now = .seconds(3)
+        let shutdown = kicked.replacingOccurrences(of: "'307'", with: "'332'")
+        #expect(events(try link.feed(shutdown)) == [#"{"event":"left","room":"room@muc.example.org","reason":"serviceShutdown","rejoin":true}"#])
+        #expect(joinsStarted(link.tick(at: .milliseconds(3_050))) == 1)
     }
 
     @Test func sendsHeldWhileOfflineGoOutOnAResumedSession() throws {
@@ -433,7 +496,7 @@ struct XMPPRoomLinkStateMachineTests {
 
     /// A quiet room gets a self-ping after 4 s; anything from the room puts the next one off
     /// (a busy room costs no pings); an unanswered one takes us out 5 s later, so that a room
-    /// that vanished is noticed within 9 s of its last word, and we join again 2 s later.
+    /// that vanished is noticed within 9 s of its last word, and we join again at once.
     @Test func aSelfPingWithoutAnswerTakesUsOutAndSchedulesARejoin() throws {
         var link = try H()
         try link.joinAndCatchUp()
@@ -453,13 +516,12 @@ struct XMPPRoomLinkStateMachineTests {
         }
         let second = ping.replacingOccurrences(of: "self-ping-1", with: "self-ping-2")
         #expect(sent(link.tick(at: .seconds(19))) == [second])
-        // Not answered within 5 s: out, and back in 2 s later.
+        // Not answered within 5 s: out, and back in at the next tick (the room vanished).
         #expect(inputs(link.tick(at: .milliseconds(23_999))) == [])
         let timedOut = link.tick(at: .seconds(24))
         #expect(inputs(timedOut) == ["down xmpp"])
         #expect(events(timedOut) == [#"{"event":"left","room":"room@muc.example.org","reason":"selfPingFailed(condition: nil)","rejoin":true}"#])
-        #expect(joinsStarted(link.tick(at: .milliseconds(25_999))) == 0)
-        #expect(joinsStarted(link.tick(at: .seconds(26))) == 1)
+        #expect(joinsStarted(link.tick(at: .milliseconds(24_050))) == 1)
     }
 
     @Test func aPassiveLinkDropsUnacceptedOperationsAndRelaysNothing() throws {
@@ -523,15 +585,10 @@ struct XMPPRoomLinkStateMachineTests {
         var link = try H()
         _ = link.online()
         _ = try link.feed(H.discoInfo(archive: false))
-        let caps = XMPPRoomLinkStateMachine.capabilities
-        let canvas = H.presence("alice").replacingOccurrences(
-            of: "</presence>", with: caps.presenceElement.rendered(defaultNamespace: "jabber:client") + "</presence>")
-        _ = try link.feed(canvas + H.presence("ipad") + H.ownPresence())
+        _ = try link.feed(H.canvasPresence("alice") + H.presence("ipad") + H.ownPresence())
         let up = inputs(try link.feed(H.subject))
         #expect(up.contains("speaks sync alice") && !up.contains("speaks sync ipad"), "\(up)")
-        let carol = H.presence("carol").replacingOccurrences(
-            of: "</presence>", with: caps.presenceElement.rendered(defaultNamespace: "jabber:client") + "</presence>")
-        #expect(inputs(try link.feed(carol)) == ["joined carol", "speaks sync carol"])
+        #expect(inputs(try link.feed(H.canvasPresence("carol"))) == ["joined carol", "speaks sync carol"])
         #expect(inputs(try link.feed(H.presence("dave"))) == ["joined dave"])
     }
 
@@ -543,9 +600,7 @@ struct XMPPRoomLinkStateMachineTests {
         var link = try H()
         _ = link.online()
         _ = try link.feed(H.discoInfo(archive: false))
-        let caps = XMPPRoomLinkStateMachine.capabilities.presenceElement.rendered(defaultNamespace: "jabber:client")
-        let canvas = { (nick: String) in H.presence(nick).replacingOccurrences(of: "</presence>", with: caps + "</presence>") }
-        _ = try link.feed(canvas("alice") + H.ownPresence())
+        _ = try link.feed(H.canvasPresence("alice") + H.ownPresence())
         _ = try link.feed(H.subject)
         #expect(!link.machine.isMixed)
         #expect(sent(link.send("{\"op\":1}", id: 1)) == [])

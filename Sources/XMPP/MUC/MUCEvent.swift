@@ -192,4 +192,16 @@ public enum MUCDepartureReason: Sendable, Hashable {
             true
         }
     }
+
+    /// Whether the room, not a person, ended our presence: the service shut down (a server
+    /// restart, a cluster member leaving), a technical problem, or a self-ping that found us
+    /// gone (the room died with its cluster member). Such a room is usually back at once,
+    /// on another member of a cluster, so a rejoin need not wait.
+    public var roomVanished: Bool {
+        switch self {
+        case .serviceShutdown, .technicalProblem, .selfPingFailed: true
+        case .voluntary, .nicknameChanged, .kicked, .banned, .affiliationChanged, .membersOnly, .roomDestroyed:
+            false
+        }
+    }
 }

@@ -97,6 +97,15 @@ public struct MUCRoom: Sendable {
         if case .joined = state { true } else { false }
     }
 
+    /// Whether a join is under way: its disco#info query or join presence (or the
+    /// instant-room form of a room we created) waits for the room's answer.
+    public var isJoining: Bool {
+        switch state {
+        case .discovering, .joining, .creatingRoom: true
+        case .idle, .joined: false
+        }
+    }
+
     /// Starts the join, or starts it over after a reconnect or a departure: first a
     /// disco#info query to the room, then (on its answer) the join presence.
     ///

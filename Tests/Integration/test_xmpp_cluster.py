@@ -1,0 +1,350 @@
+"""Canvas past one XMPP server (issue 13): a 2-member ejabberd cluster whose member holding
+the room is stopped, then killed, while everyone draws.
+
+Run by scripts/test; alone: `python3 Tests/Integration/test_xmpp_cluster.py` with CANVAS_BIN
+set to the canvas executable. `python3 Tests/Integration/test_xmpp_cluster.py --runs N`
+repeats the failover scenario N times and prints the failover figures of docs/benchmarks.md
+(time from a member's death until each node's strokes reach every other node)."""
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from canvasnode import Node, seeded_random, wait_converged  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+EJABBERD_HARNESS = os.path.join(ROOT, "scripts", "ejabberd-harness")
+CANVAS = os.environ.get("CANVAS_BIN", os.path.join(ROOT, ".build", "debug", "canvas"))
+
+# Every node's strokes must reach every other node within this long after a member died.
+FAILOVER_LIMIT_S = 5.0
+# A node that draws nothing must be back in a room that died with its member within this.
+IDLE_LIMIT_S = 10.0
+
+
+def read_env(path):
+    env = {}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#") and "=" in line:
+                key, value = line.split("=", 1)
+                env[key.strip()] = value.strip().strip("'\"")
+    return env
+
+
+class EjabberdCluster:
+    """A cluster of ejabberd members started by scripts/ejabberd-harness cluster-start."""
+
+    def __init__(self, members=2):
+        self.dir = tempfile.mkdtemp(prefix="canvas-ejabberd-cluster-")
+        self._harness("cluster-start", self.dir, str(members))
+        self.env = read_env(os.path.join(self.dir, "env"))
+        self.member_dirs = self.env["MEMBER_DIRS"].split()
+        self.hosts = self.env["XMPP_HOSTS"].split()
+        self.controls = 0
+
+    def _harness(self, *args):
+        result = subprocess.run([EJABBERD_HARNESS, *args], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"ejabberd-harness {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
+
+    def member_env(self, k):
+        return read_env(os.path.join(self.member_dirs[k], "env"))
+
+    def node_name(self, k):
+        return self.member_env(k)["EJABBERD_NODE"]
+
+    def stop(self, k):
+        """Stops member k as an operator would (SIGTERM: ejabberd shuts down in order)."""
+        self._harness("stop", self.member_dirs[k])
+
+    def kill(self, k):
+        """Kills member k outright (SIGKILL: the machine died)."""
+        os.kill(int(self.member_env(k)["SERVER_PID"]), signal.SIGKILL)
+
+    def restart(self, k):
+        self._harness("restart", self.member_dirs[k])
+
+    def close(self):
+        self._harness("cluster-stop", self.dir)
+
+    def control(self, expression):
+        """Evaluates an Erlang `expression` on a control node of the cluster's Erlang
+        distribution (our cookie, our epmd) and returns what it printed."""
+        self.controls += 1
+        with open(os.path.join(self.dir, "cookie")) as f:
+            cookie = f.read().strip()
+        result = subprocess.run(
+            ["erl", "-noshell", "-sname", f"control{os.getpid()}x{self.controls}@localhost",
+             "-setcookie", cookie, "-kernel", "inet_dist_use_interface", "{127,0,0,1}",
+             "-eval", expression + ", halt()."],
+            env=dict(os.environ, ERL_EPMD_PORT=self.env["EPMD_PORT"]), capture_output=True, text=True, timeout=60)
+        return result.stdout.strip()
+
+    def running_members(self, k):
+        """The Erlang node names of the members member k's database runs with."""
+        return self.control(f"io:format(\"~p~n\", [rpc:call('{self.node_name(k)}', mnesia, system_info, "
+                            "[running_db_nodes])])")
+
+    def member_holding(self, room, asking):
+        """The index of the member whose process holds `room` (asking member `asking`), or
+        None when no member runs it."""
+        name, service = room.split("@")
+        where = self.control(
+            f"case rpc:call('{self.node_name(asking)}', mod_muc, find_online_room, "
+            f"[<<\"{name}\">>, <<\"{service}\">>]) of {{ok, Pid}} -> io:format(\"~s~n\", [node(Pid)]); "
+            "Other -> io:format(\"~p~n\", [Other]) end")
+        for k in range(len(self.member_dirs)):
+            if where == self.node_name(k):
+                return k
+        return None
+
+
+class ClusterNode(Node):
+    """A `canvas join` given several members of the cluster (--host repeated, in `hosts`'
+    order) and tracing every stroke, so that the test knows when each stroke arrived."""
+
+    def __init__(self, cluster, name, user, room, hosts, work):
+        password_file = os.path.join(work, f"{user}.password")
+        with open(password_file, "w") as f:
+            f.write(f"{user}-pw\n")
+        env = dict(cluster.env, XMPP_HOST=hosts[0].split(":")[0], XMPP_PORT=hosts[0].split(":")[1])
+        super().__init__(CANVAS, name, room, f"{user}@{cluster.env['XMPP_DOMAIN']}", password_file, env,
+                         os.path.join(work, name), extra=["--trace-strokes", ""], log_dir=work)
+        self.hosts = hosts
+
+    def command(self):
+        args = super().command()
+        at = args.index("--host")
+        del args[at:at + 4]  # the one --host/--port of the base class
+        for host in self.hosts:
+            args += ["--host", host]
+        return args
+
+    def node_id(self):
+        return self.last("started")["node"]
+
+    def arrivals(self):
+        """{stroke: CLOCK_MONOTONIC seconds} of every stroke's first operation (its ADD)."""
+        return {e["stroke"]: e["t_ns"] / 1e9 for e in self.snapshot()
+                if e.get("event") == "traced" and e.get("offset") == 0}
+
+
+class Drawing:
+    """Every node draws a stroke of 5 points every `interval` seconds, from one thread (the
+    only writer to the nodes' standard input while it runs); `points` counts what all
+    nodes hold once it stopped, starting from `points`."""
+
+    def __init__(self, nodes, rng, points=0, interval=0.1):
+        self.nodes = nodes
+        self.rng = rng
+        self.interval = interval
+        self.points = points  # drawn so far, these included
+        self.running = True
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while self.running:
+            for node in self.nodes:
+                if node.process and node.process.poll() is None:
+                    self.points += node.draw(self.rng, 1, points=5)
+            time.sleep(self.interval)
+
+    def stop(self):
+        self.running = False
+        self.thread.join()
+        return self.points
+
+
+def failover_times(nodes, died_at):
+    """For each node: seconds from `died_at` (CLOCK_MONOTONIC) until the first stroke it
+    drew after that instant had reached every other node."""
+    arrivals = {node.name: node.arrivals() for node in nodes}
+    times = {}
+    for node in nodes:
+        prefix = node.node_id() + "_"
+        own = sorted((t, stroke) for stroke, t in arrivals[node.name].items()
+                     if stroke.startswith(prefix) and t >= died_at)
+        if not own:
+            raise AssertionError(f"{node.name} drew nothing after the member died")
+        stroke = own[0][1]
+        reached = [arrivals[other.name].get(stroke) for other in nodes if other is not node]
+        if None in reached:
+            raise AssertionError(f"{node.name}'s stroke {stroke} never reached every other node")
+        times[node.name] = max(reached) - died_at
+    return times
+
+
+def failover_scenario(cluster, work, room_name, report=None):
+    """Three nodes (two starting on member 0, one on member 1) draw in a room created on
+    member 0. Member 0 is stopped while they draw; it restarts and rejoins the cluster, a
+    fourth node joins through it; then the member now holding the room is killed while all
+    four draw; that member restarts, a fifth node joins through it, and the member holding
+    the room is killed while nobody draws (and restarts: the fourth node, which knows
+    member 0 alone, comes back). Returns {"stopped": {node: s}, "killed": {node:
+    s}} (failover_times) and {"idle": {"erin": s}}: when the fifth node, on the surviving
+    member, was back in the room."""
+    room = f"{room_name}@{cluster.env['MUC_SERVICE']}"
+    first, second = cluster.hosts
+    alice = ClusterNode(cluster, "alice", "alice", room, [first, second], work)
+    bob = ClusterNode(cluster, "bob", "bob", room, [second, first], work)
+    carol = ClusterNode(cluster, "carol", "carol", room, [first, second], work)
+    nodes = [alice, bob, carol]
+    figures = {}
+    try:
+        alice.start()
+        alice.wait_joined()  # the room starts on member 0, alice's
+        for node in (bob, carol):
+            node.start()
+        for node in (bob, carol):
+            node.wait_joined()
+        holder = cluster.member_holding(room, 1)
+        assert holder == 0, f"the room should live on member 0, where its first occupant is; it is on {holder}"
+
+        rng = seeded_random(room_name)
+        drawing = Drawing(nodes, rng)
+        time.sleep(1.5)
+        died_at = time.monotonic()
+        cluster.stop(0)
+        time.sleep(FAILOVER_LIMIT_S + 1)
+        total = drawing.stop()
+        wait_converged(nodes, 60, points=total)
+        figures["stopped"] = failover_times(nodes, died_at)
+        if report:
+            report("stopped", figures["stopped"])
+
+        # The stopped member starts again and rejoins the cluster; a node connected to it
+        # reaches the room, which now lives on member 1.
+        cluster.restart(0)
+        members = cluster.running_members(1)
+        assert cluster.node_name(0) in members and cluster.node_name(1) in members, \
+            f"member 0 did not rejoin the cluster: {members}"
+        dave = ClusterNode(cluster, "dave", "dave", room, [first], work)
+        nodes.append(dave)
+        dave.start()
+        dave.wait_joined()
+        wait_converged(nodes, 60, points=total)
+        holder = cluster.member_holding(room, 0)
+        assert holder == 1, f"the room should have moved to member 1; it is on {holder}"
+
+        drawing = Drawing(nodes, rng, points=total)
+        time.sleep(1.5)
+        died_at = time.monotonic()
+        cluster.kill(1)
+        time.sleep(FAILOVER_LIMIT_S + 1)
+        total = drawing.stop()
+        wait_converged(nodes, 60, points=total)
+        figures["killed"] = failover_times(nodes, died_at)
+        if report:
+            report("killed", figures["killed"])
+
+        cluster.restart(1)
+        members = cluster.running_members(0)
+        assert cluster.node_name(0) in members and cluster.node_name(1) in members, \
+            f"member 1 did not rejoin the cluster: {members}"
+
+        # Nobody draws: a node whose room dies with another member learns it from its
+        # self-ping of the quiet room, and is back in within 10 s.
+        erin = ClusterNode(cluster, "erin", "erin", room, [second], work)
+        nodes.append(erin)
+        erin.start()
+        erin.wait_joined()
+        wait_converged(nodes, 60, points=total)
+        holder = cluster.member_holding(room, 1)
+        assert holder == 0, f"the room should have moved back to member 0; it is on {holder}"
+        time.sleep(2)
+        died_at = time.monotonic()
+        cluster.kill(0)
+        back_in = lambda: next((e["_time"] for e in erin.snapshot()  # noqa: E731
+                                if e.get("event") == "joined" and e["_time"] > died_at), None)
+        erin.wait_for(back_in, 10 + 5, "rejoining the room that died with member 0")
+        figures["idle"] = {"erin": back_in() - died_at}
+        if report:
+            report("idle", figures["idle"])
+        total += alice.draw(rng, 1, points=5)
+        wait_converged([node for node in nodes if node is not dave], 60, points=total)
+
+        # dave knows member 0 alone: it waits for it, and comes back when it rejoins.
+        cluster.restart(0)
+        members = cluster.running_members(1)
+        assert cluster.node_name(0) in members and cluster.node_name(1) in members, \
+            f"member 0 did not rejoin the cluster: {members}"
+        wait_converged(nodes, 60, points=total)
+
+        for node in nodes:
+            code = node.stop()
+            assert code == 0, f"{node.name} exited with {code}; log {node.log_path}:\n{node.tail()}"
+        return figures
+    finally:
+        for node in nodes:
+            if node.process and node.process.poll() is None:
+                node.kill()
+
+
+class EjabberdClusterFailover(unittest.TestCase):
+    """Nodes on different members converge; the member holding the room is stopped, then
+    killed, while everyone draws: every node's strokes reach everyone within 5 s, nothing
+    is lost, and the member comes back into the cluster."""
+
+    def test_the_room_survives_its_member_being_stopped_then_killed(self):
+        cluster = EjabberdCluster(2)
+        work = tempfile.mkdtemp(prefix="canvas-xmpp-cluster-")
+        try:
+            def report(how, times):
+                what = "back in the room after" if how == "idle" else "strokes reach everyone again after"
+                print(f"\n  member {how}: {what} "
+                      + ", ".join(f"{name} {t:.2f} s" for name, t in times.items()), file=sys.stderr)
+            figures = failover_scenario(cluster, work, "failover", report)
+            for how, times in figures.items():
+                for name, seconds in times.items():
+                    limit = IDLE_LIMIT_S if how == "idle" else FAILOVER_LIMIT_S
+                    self.assertLess(seconds, limit, f"member {how}: {name} was back only after {seconds:.2f} s")
+        finally:
+            cluster.close()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def repeat(runs):
+    """The failover figures over `runs` runs of the scenario, one cluster for all."""
+    cluster = EjabberdCluster(2)
+    samples = {"stopped": [], "killed": [], "idle": []}
+    try:
+        for run in range(runs):
+            work = tempfile.mkdtemp(prefix="canvas-xmpp-cluster-")
+            figures = failover_scenario(cluster, work, f"failover{run}")
+            for how, times in figures.items():
+                samples[how] += times.values()
+            print(f"run {run + 1}: " + json.dumps({h: {n: round(t, 3) for n, t in v.items()} for h, v in figures.items()}),
+                  file=sys.stderr, flush=True)
+            shutil.rmtree(work, ignore_errors=True)
+    finally:
+        cluster.close()
+    summary = {}
+    for how, values in samples.items():
+        values.sort()
+        summary[how] = {"samples": len(values), "p50_s": round(statistics.median(values), 3),
+                        "p99_s": round(values[min(len(values) - 1, int(0.99 * len(values)))], 3),
+                        "max_s": round(values[-1], 3)}
+    print(json.dumps(summary))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, help="repeat the failover scenario and print its figures")
+    options, rest = parser.parse_known_args()
+    if options.runs:
+        repeat(options.runs)
+    else:
+        unittest.main(verbosity=2, argv=[sys.argv[0], *rest])
