@@ -17,8 +17,14 @@ for s in socks:
 EOF
 }
 
+# make_certificates DIR [NAME...]: a test CA (DIR/ca.pem) and a leaf for localhost,
+# rooms.localhost, 127.0.0.1 and the NAMEs (host names, or IP addresses as IP entries).
 make_certificates() {
-    local dir=$1 certs=$1/certs
+    local dir=$1 certs=$1/certs name names="DNS:localhost,DNS:rooms.localhost,IP:127.0.0.1"
+    shift
+    for name in "$@"; do
+        if [[ "$name" =~ ^[0-9.]+$ || "$name" == *:* ]]; then names+=",IP:$name"; else names+=",DNS:$name"; fi
+    done
     mkdir -p "$certs"
     chmod 700 "$certs"
     # A small CA and a leaf for localhost signed by it: ca.pem is what clients trust.
@@ -34,7 +40,7 @@ make_certificates() {
         "basicConstraints=critical,CA:FALSE" \
         "keyUsage=critical,digitalSignature,keyEncipherment" \
         "extendedKeyUsage=serverAuth,clientAuth" \
-        "subjectAltName=DNS:localhost,DNS:rooms.localhost,IP:127.0.0.1" \
+        "subjectAltName=$names" \
         "subjectKeyIdentifier=hash" \
         "authorityKeyIdentifier=keyid" >"$certs/localhost.ext"
     openssl x509 -req -in "$certs/localhost.csr" -CA "$certs/ca.crt" -CAkey "$certs/ca.key" \

@@ -1,8 +1,9 @@
 """Canvas past one XMPP server (issue 13): a 2-member ejabberd cluster whose member holding
-the room is stopped, then killed, while everyone draws.
+the room is stopped, then killed, while everyone draws; two federated Prosody servers
+sharing a room of one of them.
 
-Run by scripts/test; alone: `python3 Tests/Integration/test_xmpp_cluster.py` with CANVAS_BIN
-set to the canvas executable. `python3 Tests/Integration/test_xmpp_cluster.py --runs N`
+Run by scripts/test; alone: `python3 Tests/Integration/test_xmpp_servers.py` with CANVAS_BIN
+set to the canvas executable. `python3 Tests/Integration/test_xmpp_servers.py --runs N`
 repeats the failover scenario N times and prints the failover figures of docs/benchmarks.md
 (time from a member's death until each node's strokes reach every other node)."""
 
@@ -21,6 +22,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from canvasnode import Node, seeded_random, wait_converged  # noqa: E402
+import test_xmpp  # noqa: E402  (its Prosody; imported whole, so that its tests do not run here)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 EJABBERD_HARNESS = os.path.join(ROOT, "scripts", "ejabberd-harness")
@@ -313,6 +315,61 @@ class EjabberdClusterFailover(unittest.TestCase):
                     self.assertLess(seconds, limit, f"member {how}: {name} was back only after {seconds:.2f} s")
         finally:
             cluster.close()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+class ProsodyFederation(unittest.TestCase):
+    """Two Prosody servers federated on loopback: users of 127.0.0.2 and of 127.0.0.3, the
+    room on 127.0.0.4 (a MUC service of the first). IP-literal domains need no DNS: each
+    server reaches the other on port 5269 of the domain's address, and they authenticate
+    each other by dialback."""
+
+    def test_nodes_of_two_servers_share_a_room_and_a_late_joiner_catches_up_through_its_own(self):
+        home = test_xmpp.Prosody("federation-a", PROSODY_DOMAIN="127.0.0.2", PROSODY_MUC_SERVICE="127.0.0.4",
+                                 PROSODY_S2S_INTERFACES="127.0.0.2 127.0.0.4")
+        away = test_xmpp.Prosody("federation-b", PROSODY_DOMAIN="127.0.0.3", PROSODY_S2S_INTERFACES="127.0.0.3")
+        work = tempfile.mkdtemp(prefix="canvas-xmpp-federation-")
+        nodes = []
+
+        def node(server, name, user):
+            n = Node(CANVAS, name, room, server.jid(user), server.password_file(user), server.env,
+                     os.path.join(work, name), log_dir=work)
+            nodes.append(n)
+            return n.start()
+
+        try:
+            room = home.room("federated")
+            alice = node(home, "alice", "alice")
+            alice.wait_joined()
+            bob = node(away, "bob", "bob")  # through its server's s2s link to 127.0.0.4
+            bob.wait_joined(timeout=60)
+            rng = seeded_random("federation")
+            total = 0
+            for _ in range(30):  # in turns, so that the archive holds many messages
+                total += alice.draw(rng, 1) + bob.draw(rng, 1)
+                time.sleep(0.12)
+            digest = wait_converged([alice, bob], 60, points=total)
+            for n in (alice, bob):
+                self.assertEqual(n.stop(), 0)
+
+            # Nobody is in the room: carol, on bob's server, has only the room's archive.
+            carol = node(away, "carol", "carol")
+            carol.wait_for(lambda: carol.has("caught_up"), 60, "catching up from the archive")
+            caught_up = carol.last("caught_up")
+            self.assertTrue(caught_up["archive"], f"caught up from history, not the archive: {caught_up}")
+            self.assertGreater(caught_up["messages"], 0)
+            wait_converged([carol], 30, points=total)
+            self.assertEqual(carol.digest(), digest)
+            joined = carol.last("joined")["_time"]
+            print(f"\n  late joiner through its own server: caught up {caught_up['messages']} messages "
+                  f"from the archive in {caught_up['_time'] - joined:.2f} s", file=sys.stderr)
+            self.assertEqual(carol.stop(), 0)
+        finally:
+            for n in nodes:
+                if n.process and n.process.poll() is None:
+                    n.kill()
+            home.stop()
+            away.stop()
         shutil.rmtree(work, ignore_errors=True)
 
 
