@@ -1,6 +1,6 @@
 """Canvas past one XMPP server (issue 13): a 2-member ejabberd cluster whose member holding
 the room is stopped, then killed, while everyone draws; two federated Prosody servers
-sharing a room of one of them.
+sharing a room of one of them; servers found by DNS SRV records.
 
 Run by scripts/test; alone: `python3 Tests/Integration/test_xmpp_servers.py` with CANVAS_BIN
 set to the canvas executable. `python3 Tests/Integration/test_xmpp_servers.py --runs N`
@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -23,6 +24,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(__file__))
 from canvasnode import Node, seeded_random, wait_converged  # noqa: E402
 import test_xmpp  # noqa: E402  (its Prosody; imported whole, so that its tests do not run here)
+from dns_responder import DNSResponder  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 EJABBERD_HARNESS = os.path.join(ROOT, "scripts", "ejabberd-harness")
@@ -370,6 +372,59 @@ class ProsodyFederation(unittest.TestCase):
                     n.kill()
             home.stop()
             away.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+class SRVDiscovery(unittest.TestCase):
+    """Without --host, a node looks its servers up in DNS (RFC 6120 §3.2.1): the SRV
+    records of _xmpp-client._tcp.DOMAIN, in priority order. The node runs in a mount
+    namespace of its own whose /etc/resolv.conf names a DNS responder of the test."""
+
+    RESOLVER = "127.0.0.9"  # not 127.0.0.53, where systemd-resolved may listen
+
+    def test_a_node_without_host_finds_its_servers_by_srv_and_passes_over_a_dead_one(self):
+        if os.geteuid() != 0 or shutil.which("unshare") is None:
+            self.skipTest("needs root and unshare(1): the node gets a resolv.conf of its own in a mount namespace")
+        server = test_xmpp.Prosody("srv")
+        work = tempfile.mkdtemp(prefix="canvas-xmpp-srv-")
+        dead = socket.socket()
+        dead.bind(("127.0.0.1", 0))
+        dead_port = dead.getsockname()[1]
+        dead.close()  # nothing listens there: connections are refused
+        domain = server.env["XMPP_DOMAIN"]
+        dns = DNSResponder(self.RESOLVER, {
+            f"_xmpp-client._tcp.{domain}": [(10, 0, dead_port, "localhost."),
+                                            (20, 0, int(server.env["XMPP_PORT"]), "localhost.")],
+        })
+        resolv_conf = os.path.join(work, "resolv.conf")
+        with open(resolv_conf, "w") as f:
+            f.write(f"nameserver {self.RESOLVER}\noptions timeout:2 attempts:1\n")
+        node = Node(CANVAS, "srv", server.room("srv"), server.jid("alice"), server.password_file("alice"),
+                    server.env, os.path.join(work, "srv"), log_dir=work)
+        plain = node.command
+
+        def in_namespace():
+            args = plain()
+            at = args.index("--host")
+            del args[at:at + 4]  # no --host, no --port: DNS decides
+            return ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                    f"mount --bind {resolv_conf} /etc/resolv.conf && exec \"$@\"", "sh", *args]
+        node.command = in_namespace
+        try:
+            started = time.monotonic()
+            node.start()
+            node.wait_joined(timeout=30)
+            self.assertLess(time.monotonic() - started, 10, "the dead first server held the node back")
+            self.assertIn((f"_xmpp-client._tcp.{domain}", DNSResponder.SRV), dns.questions)
+            self.assertEqual(node.stop(), 0)
+            with open(node.log_path) as log:
+                text = log.read()
+            self.assertIn(f"localhost:{dead_port}", text, "the priority-10 record was tried first")
+        finally:
+            if node.process and node.process.poll() is None:
+                node.kill()
+            dns.close()
+            server.stop()
         shutil.rmtree(work, ignore_errors=True)
 
 
