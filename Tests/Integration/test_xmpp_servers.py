@@ -298,25 +298,66 @@ def failover_scenario(cluster, work, room_name, report=None):
 
 
 class EjabberdClusterFailover(unittest.TestCase):
-    """Nodes on different members converge; the member holding the room is stopped, then
-    killed, while everyone draws: every node's strokes reach everyone within 5 s, nothing
-    is lost, and the member comes back into the cluster."""
+    """Nodes on different members converge; a node whose path to its member breaks resumes
+    its session on the other; the member holding the room is stopped, then killed, while
+    everyone draws: every node's strokes reach everyone within 5 s, nothing is lost, and
+    the member comes back into the cluster."""
 
-    def test_the_room_survives_its_member_being_stopped_then_killed(self):
-        cluster = EjabberdCluster(2)
-        work = tempfile.mkdtemp(prefix="canvas-xmpp-cluster-")
+    @classmethod
+    def setUpClass(cls):
+        cls.cluster = EjabberdCluster(2)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.cluster.close()
+
+    def test_1_a_session_cut_from_its_member_is_resumed_on_the_other(self):
+        """XEP-0198 across the cluster: the session lives on in member 0, which hands it
+        to member 1; the node keeps its room presence (no rejoin) and loses nothing."""
+        cluster = self.cluster
+        work = tempfile.mkdtemp(prefix="canvas-xmpp-cluster-resume-")
+        first, second = cluster.hosts
+        proxy = test_xmpp.CuttableProxy("127.0.0.1", first.split(":")[1])
+        room = f"resume@{cluster.env['MUC_SERVICE']}"
+        cut = ClusterNode(cluster, "cut", "alice", room, [f"127.0.0.1:{proxy.port}", second], work)
+        steady = ClusterNode(cluster, "steady", "bob", room, [second, first], work)
         try:
-            def report(how, times):
-                what = "back in the room after" if how == "idle" else "strokes reach everyone again after"
-                print(f"\n  member {how}: {what} "
-                      + ", ".join(f"{name} {t:.2f} s" for name, t in times.items()), file=sys.stderr)
-            figures = failover_scenario(cluster, work, "failover", report)
-            for how, times in figures.items():
-                for name, seconds in times.items():
-                    limit = IDLE_LIMIT_S if how == "idle" else FAILOVER_LIMIT_S
-                    self.assertLess(seconds, limit, f"member {how}: {name} was back only after {seconds:.2f} s")
+            for node in (cut, steady):
+                node.start()
+                node.wait_joined()
+            rng = seeded_random("cluster-resume")
+            total = cut.draw(rng, 3) + steady.draw(rng, 3)
+            wait_converged([cut, steady], 30, points=total)
+            proxy.cut(refuse=True)
+            cut.wait_for(lambda: cut.has("offline"), 30, "noticing the cut")
+            total += cut.draw(rng, 3) + steady.draw(rng, 3)
+            cut.wait_for(lambda: cut.has("online"), 30, "reconnecting through member 1")
+            self.assertTrue(cut.last("online")["resumed"], "the session should resume on the other member")
+            wait_converged([cut, steady], 30, points=total)
+            self.assertEqual(sum(e.get("event") == "joined" for e in cut.snapshot()), 1, "a resumed session needs no rejoin")
+            for node in (cut, steady):
+                self.assertEqual(node.stop(), 0)
         finally:
-            cluster.close()
+            for node in (cut, steady):
+                if node.process and node.process.poll() is None:
+                    node.kill()
+            proxy.close()
+        shutil.rmtree(work, ignore_errors=True)
+
+    def test_2_the_room_survives_its_member_being_stopped_then_killed(self):
+        work = tempfile.mkdtemp(prefix="canvas-xmpp-cluster-")
+
+        def report(how, times):
+            what = {"stopped": "member stopped: strokes reach everyone again after",
+                    "killed": "member killed: strokes reach everyone again after",
+                    "idle": "member killed in a quiet room: back in the room after"}[how]
+            print(f"\n  {what} "
+                  + ", ".join(f"{name} {t:.2f} s" for name, t in times.items()), file=sys.stderr)
+        figures = failover_scenario(self.cluster, work, "failover", report)
+        for how, times in figures.items():
+            for name, seconds in times.items():
+                limit = IDLE_LIMIT_S if how == "idle" else FAILOVER_LIMIT_S
+                self.assertLess(seconds, limit, f"member {how}: {name} was back only after {seconds:.2f} s")
         shutil.rmtree(work, ignore_errors=True)
 
 
