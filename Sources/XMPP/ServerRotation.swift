@@ -4,11 +4,16 @@ public struct ServerAddress: Hashable, Sendable, CustomStringConvertible {
     public var host: String
     /// The TCP port, 1…65535.
     public var port: Int
+    /// How to secure a connection to it when its DNS record says so (XEP-0368: found as
+    /// `_xmpps-client`, `true`; as `_xmpp-client`, `false`); `nil`, the client's configured
+    /// `XMPPClientConfiguration.Security`.
+    public var directTLS: Bool?
 
-    /// The server at `host`:`port`.
-    public init(host: String, port: Int) {
+    /// The server at `host`:`port`, secured as `directTLS` says (`nil`: as configured).
+    public init(host: String, port: Int, directTLS: Bool? = nil) {
         self.host = host
         self.port = port
+        self.directTLS = directTLS
     }
 
     /// Reads `HOST`, `HOST:PORT`, `[IPV6]` or `[IPV6]:PORT` (the form of `--host` and of a
@@ -44,8 +49,16 @@ public struct ServerAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// `host:port`, `[host]:port` for an IPv6 address.
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    /// `host:port`, `[host]:port` for an IPv6 address; ` (direct TLS)` or ` (STARTTLS)` when
+    /// its DNS record chose.
+    public var description: String {
+        let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        return switch directTLS {
+        case nil: address
+        case true?: address + " (direct TLS)"
+        case false?: address + " (STARTTLS)"
+        }
+    }
 }
 
 /// Which server the client tries next, and how long it waits first: with several addresses

@@ -22,26 +22,50 @@ public struct ServiceRecord: Hashable, Sendable {
 }
 
 /// Finds a domain's XMPP servers in DNS (RFC 6120 §3.2.1): the SRV records of
-/// `_xmpp-client._tcp.DOMAIN` (STARTTLS) or `_xmpps-client._tcp.DOMAIN` (direct TLS,
-/// XEP-0368), in the order RFC 2782 gives them (by priority, then a weighted random choice).
-/// The query goes through the system's resolver (glibc's libresolv); parsing and ordering
-/// are pure, for tests.
+/// `_xmpp-client._tcp.DOMAIN` (STARTTLS) and `_xmpps-client._tcp.DOMAIN` (direct TLS,
+/// XEP-0368), mixed in the order RFC 2782 gives them (by priority, then a weighted random
+/// choice); each server keeps the way its record says to secure it. The queries go through
+/// the system's resolver (glibc's libresolv); parsing and ordering are pure, for tests.
 public enum ServiceRecords {
     /// The SRV name for `domain`'s clients.
     public static func serviceName(domain: String, directTLS: Bool) -> String {
         "\(directTLS ? "_xmpps-client" : "_xmpp-client")._tcp.\(domain)"
     }
 
-    /// The servers of `domain` in the order to try them; empty when DNS has none (or says
-    /// the service is not offered), or cannot be asked. Blocks while the resolver works:
-    /// call it off any event loop.
-    public static func lookUp(domain: String, directTLS: Bool, random: inout some RandomNumberGenerator) -> [ServerAddress] {
+    /// The servers of `domain` in the order to try them: its direct TLS records when
+    /// `directTLS` is `true`, its STARTTLS records when `false`, both mixed when `nil`;
+    /// empty when DNS has none (or says the service is not offered), or cannot be asked.
+    /// Blocks while the resolver works: call it off any event loop.
+    public static func lookUp(domain: String, directTLS: Bool?, random: inout some RandomNumberGenerator) -> [ServerAddress] {
+        let startTLS = directTLS == true ? [] : query(serviceName(domain: domain, directTLS: false))
+        let direct = directTLS == false ? [] : query(serviceName(domain: domain, directTLS: true))
+        return servers(startTLS: startTLS, directTLS: direct, random: &random)
+    }
+
+    /// The SRV records DNS gives for `name`; none when it cannot be asked or answers nonsense.
+    private static func query(_ name: String) -> [ServiceRecord] {
         var answer = [UInt8](repeating: 0, count: 4096)
         let length = answer.withUnsafeMutableBufferPointer { buffer in
-            canvas_query_srv(serviceName(domain: domain, directTLS: directTLS), buffer.baseAddress, Int32(buffer.count))
+            canvas_query_srv(name, buffer.baseAddress, Int32(buffer.count))
         }
-        guard length > 0, let records = try? records(inAnswer: Array(answer.prefix(Int(min(length, 4096))))) else { return [] }
-        return ordered(records, random: &random).map { ServerAddress(host: $0.target, port: Int($0.port)) }
+        guard length > 0 else { return [] }
+        return (try? records(inAnswer: Array(answer.prefix(Int(min(length, 4096)))))) ?? []
+    }
+
+    /// XEP-0368's mix: the records of both services in one RFC 2782 order, each server
+    /// marked with how its record says to secure it. A service whose only record is "."
+    /// is not offered; the other one's records still count.
+    public static func servers(
+        startTLS: [ServiceRecord], directTLS: [ServiceRecord], random: inout some RandomNumberGenerator
+    ) -> [ServerAddress] {
+        func offered(_ records: [ServiceRecord]) -> [ServiceRecord] {
+            records.count == 1 && !isOffered(records[0]) ? [] : records
+        }
+        let tagged = offered(startTLS).map { ($0, false) } + offered(directTLS).map { ($0, true) }
+        return order(tagged.map(\.0), random: &random).map { index in
+            let (record, isDirect) = tagged[index]
+            return ServerAddress(host: record.target, port: Int(record.port), directTLS: isDirect)
+        }
     }
 
     /// Why a DNS answer could not be read.
@@ -85,21 +109,32 @@ public enum ServiceRecords {
     /// with probability proportional to its weight (zero weights have a small chance). A
     /// single record whose target is "." means the service is not offered: no servers.
     public static func ordered(_ records: [ServiceRecord], random: inout some RandomNumberGenerator) -> [ServiceRecord] {
-        if records.count == 1, records[0].target == "." || records[0].target.isEmpty { return [] }
-        var result: [ServiceRecord] = []
+        if records.count == 1, !isOffered(records[0]) { return [] }
+        return order(records, random: &random).map { records[$0] }
+    }
+
+    /// Whether a record names a server (its target is not ".").
+    private static func isOffered(_ record: ServiceRecord) -> Bool {
+        record.target != "." && !record.target.isEmpty
+    }
+
+    /// The indices of `records` in RFC 2782's order, records without a target left out.
+    private static func order(_ records: [ServiceRecord], random: inout some RandomNumberGenerator) -> [Int] {
+        var result: [Int] = []
         for priority in Set(records.map(\.priority)).sorted() {
-            var left = records.filter { $0.priority == priority && $0.target != "." && !$0.target.isEmpty }
+            var left = records.indices.filter { records[$0].priority == priority && isOffered(records[$0]) }
             // Zero weights first, as RFC 2782 asks, so that they get their small chance.
-            left.sort { $0.weight == 0 && $1.weight != 0 }
+            left.sort { records[$0].weight == 0 && records[$1].weight != 0 }
             while !left.isEmpty {
-                let total = left.reduce(0) { $0 + Int($1.weight) }
+                let total = left.reduce(0) { $0 + Int(records[$1].weight) }
                 let pick = Int.random(in: 0...total, using: &random)
                 var running = 0
-                let index = left.firstIndex { record in
-                    running += Int(record.weight)
-                    return running >= pick
-                } ?? left.count - 1
-                result.append(left.remove(at: index))
+                let at =
+                    left.firstIndex { index in
+                        running += Int(records[index].weight)
+                        return running >= pick
+                    } ?? left.count - 1
+                result.append(left.remove(at: at))
             }
         }
         return result

@@ -41,8 +41,9 @@ struct Join: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The XMPP server's host, or HOST:PORT (default: the JID's domain). Repeat it for the members of a cluster: "
-                + "a failed or lost connection tries the next at once.", valueName: "HOST"))
+            "The XMPP server's host, or HOST:PORT (default: the servers of the JID's domain's DNS SRV records, "
+                + "then the domain). Repeat it for the members of a cluster: a failed or lost connection tries the "
+                + "next at once.", valueName: "HOST"))
     var host: [String] = []
 
     @Option(help: "The XMPP server's port (default: 5222, or 5223 with --direct-tls).")

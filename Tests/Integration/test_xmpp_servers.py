@@ -417,13 +417,14 @@ class ProsodyFederation(unittest.TestCase):
 
 
 class SRVDiscovery(unittest.TestCase):
-    """Without --host, a node looks its servers up in DNS (RFC 6120 §3.2.1): the SRV
-    records of _xmpp-client._tcp.DOMAIN, in priority order. The node runs in a mount
+    """Without --host, a node looks its servers up in DNS (RFC 6120 §3.2.1, XEP-0368): the
+    SRV records of _xmpp-client._tcp.DOMAIN (STARTTLS) and _xmpps-client._tcp.DOMAIN
+    (direct TLS) in one priority order, each server secured as its record says. The node runs in a mount
     namespace of its own whose /etc/resolv.conf names a DNS responder of the test."""
 
     RESOLVER = "127.0.0.9"  # not 127.0.0.53, where systemd-resolved may listen
 
-    def test_a_node_without_host_finds_its_servers_by_srv_and_passes_over_a_dead_one(self):
+    def test_a_node_without_host_finds_its_servers_by_srv_passes_over_a_dead_one_and_uses_direct_tls(self):
         if os.geteuid() != 0 or shutil.which("unshare") is None:
             self.skipTest("needs root and unshare(1): the node gets a resolv.conf of its own in a mount namespace")
         server = test_xmpp.Prosody("srv")
@@ -433,9 +434,11 @@ class SRVDiscovery(unittest.TestCase):
         dead_port = dead.getsockname()[1]
         dead.close()  # nothing listens there: connections are refused
         domain = server.env["XMPP_DOMAIN"]
+        tls_port = int(server.env["XMPP_TLS_PORT"])
         dns = DNSResponder(self.RESOLVER, {
             f"_xmpp-client._tcp.{domain}": [(10, 0, dead_port, "localhost."),
                                             (20, 0, int(server.env["XMPP_PORT"]), "localhost.")],
+            f"_xmpps-client._tcp.{domain}": [(15, 0, tls_port, "localhost.")],
         })
         resolv_conf = os.path.join(work, "resolv.conf")
         with open(resolv_conf, "w") as f:
@@ -456,11 +459,14 @@ class SRVDiscovery(unittest.TestCase):
             node.start()
             node.wait_joined(timeout=30)
             self.assertLess(time.monotonic() - started, 10, "the dead first server held the node back")
-            self.assertIn((f"_xmpp-client._tcp.{domain}", DNSResponder.SRV), dns.questions)
+            for service in ("_xmpp-client", "_xmpps-client"):
+                self.assertIn((f"{service}._tcp.{domain}", DNSResponder.SRV), dns.questions)
             self.assertEqual(node.stop(), 0)
             with open(node.log_path) as log:
                 text = log.read()
-            self.assertIn(f"localhost:{dead_port}", text, "the priority-10 record was tried first")
+            self.assertIn(f"localhost:{dead_port} (STARTTLS)", text, "the priority-10 record was tried first")
+            self.assertIn(f"port={tls_port} [XMPP] connecting", text, "then the priority-15 direct TLS one")
+            self.assertNotIn(f"port={server.env['XMPP_PORT']} [XMPP] connecting", text, "the priority-20 one was not needed")
         finally:
             if node.process and node.process.poll() is None:
                 node.kill()

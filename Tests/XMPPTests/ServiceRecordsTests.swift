@@ -76,4 +76,29 @@ struct ServiceRecordsTests {
         #expect((1600...1950).contains(heavyFirst), "heavy first \(heavyFirst) times of 2000 (expected about 1800)")
         #expect(ServiceRecords.ordered([ServiceRecord(priority: 0, weight: 0, port: 0, target: ".")], random: &generator).isEmpty)
     }
+
+    /// XEP-0368: both services' records in one RFC 2782 order, each server marked with how
+    /// its record secures it; a service whose only record is "." adds nothing, and the
+    /// client secures each server as marked with the same trust settings.
+    @Test func directTLSAndStartTLSRecordsMixByPriority() {
+        var generator = SplitMix64(seed: announcedSeed())
+        let startTLS = [
+            ServiceRecord(priority: 10, weight: 0, port: 5222, target: "a.example.org"),
+            ServiceRecord(priority: 30, weight: 0, port: 5222, target: "c.example.org"),
+        ]
+        let direct = [ServiceRecord(priority: 20, weight: 0, port: 5223, target: "b.example.org")]
+        let servers = ServiceRecords.servers(startTLS: startTLS, directTLS: direct, random: &generator)
+        #expect(servers.map(\.description) == ["a.example.org:5222 (STARTTLS)", "b.example.org:5223 (direct TLS)", "c.example.org:5222 (STARTTLS)"])
+        let notOffered = [ServiceRecord(priority: 0, weight: 0, port: 0, target: ".")]
+        #expect(ServiceRecords.servers(startTLS: startTLS, directTLS: notOffered, random: &generator).map(\.directTLS) == [false, false])
+        #expect(ServiceRecords.servers(startTLS: notOffered, directTLS: direct, random: &generator).map(\.port) == [5223])
+
+        let trust = TLSClientConfiguration(serverName: "example.org")
+        let configured = XMPPClientConfiguration.Security.startTLS(trust)
+        #expect(configured.securing(servers[1]) == .directTLS(trust))
+        #expect(configured.securing(servers[0]) == .startTLS(trust))
+        #expect(configured.securing(ServerAddress(host: "given.example.org", port: 5222)) == configured)
+        #expect(XMPPClientConfiguration.Security.directTLS(trust).securing(servers[0]) == .startTLS(trust))
+        #expect(XMPPClientConfiguration.Security.noneForTesting.securing(servers[1]) == .noneForTesting)
+    }
 }

@@ -138,7 +138,14 @@ public final class XMPPClient: Sendable {
     /// resolver blocks).
     private func discoverServers() async -> [ServerAddress] {
         let domain = configuration.connection.domain
-        let directTLS: Bool = if case .directTLS = configuration.security { true } else { false }
+        // --direct-tls asks for direct TLS only; STARTTLS (the default) takes both services'
+        // records, each server secured as its record says (XEP-0368).
+        let directTLS: Bool? =
+            switch configuration.security {
+            case .startTLS: nil
+            case .directTLS: true
+            case .noneForTesting: false
+            }
         let found = await withCheckedContinuation { (continuation: CheckedContinuation<[ServerAddress], Never>) in
             Thread.detachNewThread {
                 var random = SystemRandomNumberGenerator()
@@ -147,7 +154,7 @@ public final class XMPPClient: Sendable {
         }
         logger.debug(
             "DNS SRV lookup", metadata: [
-                "name": "\(ServiceRecords.serviceName(domain: domain, directTLS: directTLS))",
+                "names": "\([false, true].filter { directTLS ?? $0 == $0 }.map { ServiceRecords.serviceName(domain: domain, directTLS: $0) })",
                 "servers": "\(found.map { $0.description })",
             ])
         return found
@@ -175,7 +182,7 @@ public final class XMPPClient: Sendable {
         }
         let tls: TLSClientConfiguration?
         let direct: Bool
-        switch configuration.security {
+        switch configuration.security.securing(server) {
         case .startTLS(let settings):
             tls = settings
             direct = false

@@ -9,6 +9,16 @@ public struct XMPPClientConfiguration: Sendable {
         case directTLS(TLSClientConfiguration)
         /// No TLS at all: for a local test server only. PLAIN is then refused.
         case noneForTesting
+
+        /// How to secure a connection to `server`: as its DNS record says (XEP-0368), with
+        /// the same trust settings; as configured for a server given by hand.
+        public func securing(_ server: ServerAddress) -> Security {
+            switch (self, server.directTLS) {
+            case (.startTLS(let settings), true?): .directTLS(settings)
+            case (.directTLS(let settings), false?): .startTLS(settings)
+            default: self
+            }
+        }
     }
 
     /// The account and the stream (JID, password, stream management).
@@ -18,8 +28,9 @@ public struct XMPPClientConfiguration: Sendable {
     /// next at once, and backs off only once all have failed (`ServerRotation`).
     public var servers: [ServerAddress]
     /// Whether the client first asks DNS for the domain's servers (SRV records, RFC 6120
-    /// §3.2.1: `_xmpp-client._tcp`, or `_xmpps-client._tcp` with direct TLS) and tries them
-    /// before `servers`: true when neither a host nor a port was given.
+    /// §3.2.1 and XEP-0368: `_xmpp-client._tcp` and `_xmpps-client._tcp` mixed, each server
+    /// secured as its record says; only `_xmpps-client._tcp` with `.directTLS`) and tries
+    /// them before `servers`: true when neither a host nor a port was given.
     public var discoversServers = false
     /// The first server's host.
     public var host: String { servers[0].host }
