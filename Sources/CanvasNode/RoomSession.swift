@@ -68,6 +68,15 @@ public struct RoomSession: Sendable {
         return state.inFlight.sorted { $0.key < $1.key }.flatMap(\.value) + state.outbox
     }
 
+    /// Makes a transport known before it first comes up, so that local operations drawn
+    /// meanwhile wait in its outbox and go out with its first `.transportUp`. A transport
+    /// the session has never heard of gets only what is drawn after it is up, and what it
+    /// missed reaches its members by anti-entropy alone: an XMPP room's archive would never
+    /// hold strokes drawn while the node was connecting.
+    public mutating func expect(transport: TransportID) {
+        if transports[transport] == nil { transports[transport] = TransportState() }
+    }
+
     /// Puts local operations that a transport had not accepted before the node restarted
     /// (the driver kept them) back in its outbox: they are sent with the next
     /// `.transportUp`, like those of a disconnection. Call it before the transport comes up.

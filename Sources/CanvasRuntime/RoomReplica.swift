@@ -74,6 +74,7 @@ final class RoomReplica {
 
     func attach(_ transport: any RoomTransport, as id: TransportID) {
         transports[id] = transport
+        session.expect(transport: id)
     }
 
     /// Local operations a transport had not accepted before a restart (see

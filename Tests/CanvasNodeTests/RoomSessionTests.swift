@@ -164,6 +164,27 @@ import Testing
         #expect(session.unacceptedOperations(on: Self.xmpp).isEmpty)
     }
 
+    /// What is drawn while an expected transport connects for the first time goes out when
+    /// it comes up (a fresh node's first strokes reach the XMPP room and its archive, not
+    /// only its members by anti-entropy); a transport never expected gets nothing drawn
+    /// before it was up.
+    @Test func operationsDrawnBeforeAnExpectedTransportFirstComesUpAreSentThen() {
+        var configuration = SessionConfiguration(nodeID: "me", seed: 1)
+        configuration.legacyGrace = nil
+        var session = RoomSession(configuration: configuration, restoring: [])
+        session.expect(transport: Self.xmpp)
+        let operations: [CanvasCore.Operation] = [
+            .add(StrokeID("me_1"), Self.header), .append(StrokeID("me_1"), points: [Point(x: 3, y: 4)], offset: 1),
+        ]
+        _ = session.handle(.local(operations), at: .zero)
+        #expect(session.unacceptedOperations(on: Self.xmpp) == operations)
+        #expect(session.unacceptedOperations(on: Self.lan).isEmpty)
+        let up = session.handle(.transportUp(Self.xmpp, maxMessageBytes: 1200, members: []), at: .seconds(1))
+        #expect(Self.operationSends(up).map { SimulatedNetwork.type(of: $0.bytes) } == ["ADD", "APPEND"])
+        let lanUp = session.handle(.transportUp(Self.lan, maxMessageBytes: 1200, members: []), at: .seconds(1))
+        #expect(Self.operationSends(lanUp).isEmpty, "never expected: anti-entropy brings it to the LAN's members")
+    }
+
     /// An archive is read before the transport is up: its operations count (and are
     /// relayed to the other transports), its old sync messages are not answered, and
     /// nobody is "drawing".
