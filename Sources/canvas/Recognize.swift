@@ -13,12 +13,19 @@ struct Recognize: ParsableCommand {
             line: {"shape": "line" | "rectangle" | "ellipse" | "triangle" | "arrow" | "none", \
             "points": […]}, where points is the replacement geometry as a polyline (empty for \
             none). Invalid lines are reported on standard error as FILE:LINE: error: … and \
-            make the exit status 1. See docs/recognition.md.
+            make the exit status 1. With --explain, each object also has "explain": every \
+            shape tried, with the stroke's scores against it (distances as fractions of the \
+            stroke's size, the share of the outline and of its least-drawn side traced) and \
+            its verdict: chosen, passes, refused (the failed test and its figures) or not \
+            fitted (why). See docs/recognition.md.
             """
     )
 
     @Argument(help: "NDJSON file of strokes ('-' or none for standard input).")
     var file: String?
+
+    @Flag(help: "Add every shape tried, its scores and why it was refused (\"explain\").")
+    var explain = false
 
     func run() throws {
         let name = file.map { $0 == "-" ? "<stdin>" : $0 } ?? "<stdin>"
@@ -32,13 +39,17 @@ struct Recognize: ParsableCommand {
         var failed = false
         NDJSONLines.forEach(in: data) { lineNumber, line in
             do {
-                let shape = ShapeRecognizer.recognize(try StrokeSample.points(from: line))
+                let points = try StrokeSample.points(from: line)
+                let explanation = explain ? ShapeRecognizer.explain(points) : nil
+                let shape = explanation?.shape ?? ShapeRecognizer.recognize(points)
                 var output = Array(#"{"shape":""#.utf8) + Array(shape.kind.rawValue.utf8) + Array(#"","points":["#.utf8)
                 for (index, point) in shape.points.enumerated() {
                     if index > 0 { output.append(UInt8(ascii: ",")) }
                     CanonicalJSON.appendPoint(point, to: &output)
                 }
-                output.append(contentsOf: "]}\n".utf8)
+                output.append(UInt8(ascii: "]"))
+                if let explanation { Self.append(explanation, to: &output) }
+                output.append(contentsOf: "}\n".utf8)
                 FileHandle.standardOutput.write(Data(output))
             } catch {
                 failed = true
@@ -48,5 +59,28 @@ struct Recognize: ParsableCommand {
         if failed {
             throw ExitCode(1)
         }
+    }
+
+    /// `,"explain":[{"shape":…,"rms":…,"max":…,"traced":…,"least_side":…,"verdict":…}, …]`,
+    /// the scores rounded to 3 decimals and absent for shapes that were not fitted.
+    static func append(_ explanation: RecognitionExplanation, to output: inout [UInt8]) {
+        output.append(contentsOf: #","explain":["#.utf8)
+        for (index, hypothesis) in explanation.hypotheses.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            output.append(contentsOf: #"{"shape":"#.utf8)
+            CanonicalJSON.appendString(hypothesis.kind.rawValue, to: &output)
+            let scores: [(String, Double?)] = [
+                ("rms", hypothesis.rmsDistance), ("max", hypothesis.maximumDistance),
+                ("traced", hypothesis.drawnFraction), ("least_side", hypothesis.leastDrawnSide),
+            ]
+            for case let (name, value?) in scores {
+                output.append(contentsOf: ",\"\(name)\":".utf8)
+                CanonicalJSON.appendNumber((value * 1000).rounded() / 1000, to: &output)
+            }
+            output.append(contentsOf: #","verdict":"#.utf8)
+            CanonicalJSON.appendString(hypothesis.verdict, to: &output)
+            output.append(UInt8(ascii: "}"))
+        }
+        output.append(UInt8(ascii: "]"))
     }
 }

@@ -102,4 +102,33 @@ struct ActionCommandTests {
         #expect(lines[1] == #"{"shape":"none","points":[]}"#)
         #expect(outcome.standardError == "<stdin>:3: error: points: expected an array, got \"x\"\n")
     }
+
+    /// --explain names every shape tried, its scores and verdict: a hand-drawn square is
+    /// chosen as a rectangle, the line is refused by its RMS test, and the ellipse meets
+    /// the square's corners.
+    @Test func recognizeExplainsEveryShapeTried() throws {
+        var square: [[Double]] = []
+        for (from, to) in [((0.0, 0.0), (100.0, 0.0)), ((100, 0), (100, 100)), ((100, 100), (0, 100)), ((0, 100), (0, 0))] {
+            for k in 0..<20 {
+                let t = Double(k) / 20
+                square.append([from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t + (k % 2 == 0 ? 0.5 : -0.5)])
+            }
+        }
+        square.append([0, 0])
+        let line = try String(data: JSONSerialization.data(withJSONObject: ["points": square]), encoding: .utf8)!
+        let outcome = try CanvasCommand.run(["recognize", "--explain"], input: line + "\n")
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(outcome.standardOutput.utf8)) as? [String: Any])
+        #expect(object["shape"] as? String == "rectangle")
+        let explained = try #require(object["explain"] as? [[String: Any]])
+        let verdicts = Dictionary(explained.map { ($0["shape"] as! String, $0["verdict"] as! String) }) { a, _ in a }
+        #expect(Set(verdicts.keys) == ["line", "rectangle", "ellipse", "triangle", "arrow"])
+        #expect(verdicts["rectangle"] == "chosen")
+        #expect(verdicts["line"]?.hasPrefix("refused: RMS distance ") == true, "\(verdicts)")
+        #expect(verdicts["ellipse"]?.hasPrefix("not fitted: a corner ") == true, "\(verdicts)")
+        let rectangle = try #require(explained.first { $0["shape"] as? String == "rectangle" })
+        #expect((rectangle["rms"] as? Double ?? 1) < 0.01)
+        #expect((rectangle["traced"] as? Double ?? 0) >= 0.8, "it passes the tracing test")
+    }
 }

@@ -1,6 +1,8 @@
 import CanvasCore
 import CanvasGeometry
+import CanvasTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// The recogniser on human-drawn gestures: the $1 unistroke logs (Wobbrock, Wilson and Li,
@@ -46,19 +48,21 @@ struct RecognitionEvaluationTests {
         var multiStroke: [String: [ShapeKind: Int]] = [:]
         var multiStrokeSamples = 0
         var falseRecognitions: [String] = []
+        // Single strokes as drawn: recognised once, in `outcomes`, for both tests.
+        for outcome in Self.outcomes where outcome.variant == "as drawn" {
+            let row = outcome.expected == .none ? outcome.label : outcome.expected.rawValue
+            singleStroke[row, default: [:]][outcome.recognised, default: 0] += 1
+            if outcome.recognised != .none && outcome.recognised != outcome.expected {
+                falseRecognitions.append(
+                    "\(outcome.label) (subject \(outcome.subject), \(outcome.speed)) as \(outcome.recognised)")
+            }
+        }
         for dataSet in Self.dataSets {
             for gesture in try Self.gestures(in: dataSet.file) {
                 let expected = dataSet.targets[gesture.label] ?? .none
                 let row = expected == .none ? gesture.label : expected.rawValue
                 let strokes = gesture.strokes ?? [gesture.points]
-                if strokes.count == 1 {
-                    let kind = ShapeRecognizer.recognize(Self.points(strokes[0])).kind
-                    singleStroke[row, default: [:]][kind, default: 0] += 1
-                    if kind != .none && kind != expected {
-                        falseRecognitions.append(
-                            "\(gesture.label) (subject \(gesture.subject), \(gesture.speed)) as \(kind)")
-                    }
-                } else {
+                if strokes.count > 1 {
                     // Each stroke is recognised on its own, as it would be when drawn.
                     multiStrokeSamples += 1
                     for stroke in strokes {
@@ -85,6 +89,196 @@ struct RecognitionEvaluationTests {
         }
         let falseRate = Double(falseRecognitions.count) / Double(max(1, singleStrokeCount))
         #expect(falseRate <= Self.falseRecognitionLimit, "false recognitions: \(falseRate)")
+    }
+
+    // MARK: By subject, and on transformed strokes (issue 14)
+
+    /// Subjects kept aside: no tolerance may be chosen by looking at their figures. Chosen
+    /// by a rule, not by their results: the two highest subject ids of each set. (The
+    /// tolerances of the first version were chosen on every subject, these included;
+    /// changes since are held to them.)
+    static let sealedSubjects: Set<String> = ["$1 11", "$1 10", "MMG 68", "MMG 66"]
+
+    /// The least share of each class, in the worst subject, recognised as it (the
+    /// targets of issue 14; `none` is the share of non-shapes left alone).
+    static let worstSubjectTargets: [ShapeKind: Double] = [
+        .line: 0.99, .rectangle: 0.97, .ellipse: 0.95, .triangle: 0.95, .arrow: 0.90,
+    ]
+    /// What the recogniser achieves now in the worst subject, as drawn and transformed: a
+    /// floor that changes may raise and must not lower (measured 2026-11-24; the targets
+    /// above are not all met yet).
+    static let worstSubjectFloors: [String: [ShapeKind: Double]] = [
+        "as drawn": [.line: 1.0, .rectangle: 0.80, .ellipse: 0.90, .triangle: 0.80, .arrow: 0.73, .none: 0.96],
+        "ellipses 1.5:1 to 6:1, any rotation": [.ellipse: 0.92],
+        "rectangles 1.5:1 to 4:1, any rotation": [.rectangle: 0.50],
+        "squares and diamonds (rotated rectangles)": [.rectangle: 0.80],
+        "triangles up to 2:1, any rotation": [.triangle: 0.80],
+        "non-shapes turned, stretched up to 1.5:1": [.none: 0.93],
+    ]
+
+    /// One sample's outcome.
+    struct Outcome {
+        var variant: String
+        var label: String
+        var speed: String
+        var subject: String
+        var expected: ShapeKind
+        var recognised: ShapeKind
+    }
+
+    /// Ways people really change a shape, applied to the $1 samples of one class: the
+    /// variant's name, the class it applies to, what it should be recognised as, and the
+    /// transformation (aspect ratio along the x axis, then a rotation).
+    static let transformations: [(variant: String, label: String, expected: ShapeKind, aspects: [Double], rotations: Int)] = [
+        ("ellipses 1.5:1 to 6:1, any rotation", "circle", .ellipse, [1.5, 2, 3, 4, 5, 6], 1),
+        ("rectangles 1.5:1 to 4:1, any rotation", "rectangle", .rectangle, [1.5, 2, 3, 4], 1),
+        ("squares and diamonds (rotated rectangles)", "rectangle", .rectangle, [1], 2),
+        ("triangles up to 2:1, any rotation", "triangle", .triangle, [1, 1.5, 2], 1),
+    ]
+
+    /// `points` about their centroid: stretched `aspect` times along x, then turned by
+    /// `rotation` radians.
+    static func transformed(_ points: [Point], aspect: Double, rotation: Double) -> [Point] {
+        let center = points.reduce(Point(x: 0, y: 0), +) / Double(points.count)
+        let (c, s) = (cos(rotation), sin(rotation))
+        return points.map { point in
+            let p = Point(x: (point.x - center.x) * aspect, y: point.y - center.y)
+            return Point(x: c * p.x - s * p.y, y: s * p.x + c * p.y)
+        }
+    }
+
+    /// Every single-stroke sample as drawn, the transformed $1 shapes, and the $1 and MMG
+    /// non-shapes turned to a random angle and stretched by up to 1.5 (which must stay
+    /// unrecognised). Computed once for the tests that read it.
+    static let outcomes: [Outcome] = {
+        // The strokes first, with every random draw made in order (the figures in
+        // docs/recognition.md come from this fixed seed); then recognised on every core.
+        var work: [(outcome: Outcome, stroke: [Point])] = []
+        var rng = SplitMix64(seed: 14)
+        for dataSet in dataSets {
+            guard let gestures = try? gestures(in: dataSet.file) else { continue }
+            let set = dataSet.name.hasPrefix("$1") ? "$1" : "MMG"
+            for gesture in gestures where (gesture.strokes?.count ?? 1) == 1 {
+                let points = Self.points(gesture.strokes?[0] ?? gesture.points)
+                let expected = dataSet.targets[gesture.label] ?? .none
+                func outcome(_ variant: String, _ expected: ShapeKind) -> Outcome {
+                    Outcome(
+                        variant: variant, label: gesture.label, speed: gesture.speed,
+                        subject: "\(set) \(gesture.subject)", expected: expected, recognised: .none)
+                }
+                work.append((outcome("as drawn", expected), points))
+                if expected == .none {
+                    let stroke = transformed(
+                        points, aspect: Double.random(in: 1...1.5, using: &rng),
+                        rotation: Double.random(in: 0..<(2 * .pi), using: &rng))
+                    work.append((outcome("non-shapes turned, stretched up to 1.5:1", .none), stroke))
+                }
+                for transformation in transformations where set == "$1" && gesture.label == transformation.label {
+                    for aspect in transformation.aspects {
+                        for turn in 0..<transformation.rotations {
+                            // Squares and diamonds: square-ish rectangles at 0° and 45° plus a little.
+                            let rotation =
+                                transformation.rotations > 1
+                                ? Double(turn) * .pi / 4 + Double.random(in: -0.1...0.1, using: &rng)
+                                : Double.random(in: 0..<(2 * .pi), using: &rng)
+                            work.append(
+                                (
+                                    outcome(transformation.variant, transformation.expected),
+                                    transformed(points, aspect: aspect, rotation: rotation)
+                                ))
+                        }
+                    }
+                }
+            }
+        }
+        let strokes = work.map(\.stroke)
+        let results = Mutex<[Int: ShapeKind]>([:])
+        let chunks = 64
+        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            var mine: [Int: ShapeKind] = [:]
+            for index in stride(from: chunk, to: strokes.count, by: chunks) {
+                mine[index] = ShapeRecognizer.recognize(strokes[index]).kind
+            }
+            results.withLock { $0.merge(mine) { first, _ in first } }
+        }
+        let recognised = results.withLock { $0 }
+        return work.indices.map { index in
+            var outcome = work[index].outcome
+            outcome.recognised = recognised[index] ?? .none
+            return outcome
+        }
+    }()
+
+    /// Per variant and class: the share recognised correctly overall, the mean over
+    /// subjects, the worst subject (all, and sealed only).
+    struct SubjectFigures {
+        var samples: Int
+        var overall: Double
+        var mean: Double
+        var worst: (subject: String, share: Double)
+        var worstSealed: (subject: String, share: Double)?
+    }
+
+    static func figures(_ outcomes: [Outcome]) -> [String: [ShapeKind: SubjectFigures]] {
+        var cells: [String: [ShapeKind: [String: (right: Int, all: Int)]]] = [:]
+        for outcome in outcomes {
+            var cell = cells[outcome.variant, default: [:]][outcome.expected, default: [:]][outcome.subject] ?? (0, 0)
+            cell.all += 1
+            if outcome.recognised == outcome.expected { cell.right += 1 }
+            cells[outcome.variant, default: [:]][outcome.expected, default: [:]][outcome.subject] = cell
+        }
+        return cells.mapValues { byKind in
+            byKind.mapValues { bySubject in
+                let shares = bySubject.mapValues { Double($0.right) / Double($0.all) }
+                let worst = shares.min { ($0.value, $0.key) < ($1.value, $1.key) }!
+                let sealed = shares.filter { sealedSubjects.contains($0.key) }.min { ($0.value, $0.key) < ($1.value, $1.key) }
+                let right = bySubject.values.reduce(0) { $0 + $1.right }
+                let all = bySubject.values.reduce(0) { $0 + $1.all }
+                return SubjectFigures(
+                    samples: all, overall: Double(right) / Double(all),
+                    mean: shares.values.reduce(0, +) / Double(shares.count), worst: (worst.key, worst.value),
+                    worstSealed: sealed.map { ($0.key, $0.value) })
+            }
+        }
+    }
+
+    @Test(.enabled(if: isDataPresent, "the gesture data sets are not in ../shared/data beside the repository"))
+    func recognitionBySubjectAsDrawnAndTransformed() {
+        let outcomes = Self.outcomes
+        let byVariant = Self.figures(outcomes)
+        var lines = [
+            "| strokes | class | samples | overall | mean of subjects | worst subject | worst sealed subject | target (worst) |",
+            "|---|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        let variants = ["as drawn"] + Self.transformations.map(\.variant) + ["non-shapes turned, stretched up to 1.5:1"]
+        for variant in variants {
+            for (kind, figure) in (byVariant[variant] ?? [:]).sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                let target = Self.worstSubjectTargets[kind] ?? (kind == .none ? 0.99 : 0)
+                lines.append(
+                    String(
+                        format: "| %@ | %@ | %d | %.1f%% | %.1f%% | %.1f%% (%@) | %@ | %.0f%% |", variant,
+                        kind == .none ? "non-shapes (left alone)" : kind.rawValue, figure.samples, 100 * figure.overall,
+                        100 * figure.mean, 100 * figure.worst.share, figure.worst.subject,
+                        figure.worstSealed.map { String(format: "%.1f%% (%@)", 100 * $0.share, $0.subject) } ?? "–",
+                        100 * target))
+            }
+        }
+        let falseRecognitions = outcomes.filter { $0.recognised != .none && $0.recognised != $0.expected }
+        print("Recognition by subject (worst subject against the targets of issue 14)")
+        print(lines.joined(separator: "\n"))
+        print(
+            String(
+                format: "False recognitions over every stroke above: %d of %d (%.2f%%)", falseRecognitions.count,
+                outcomes.count, 100 * Double(falseRecognitions.count) / Double(outcomes.count)))
+        #expect(outcomes.count > 5_000, "the evaluation read too few samples: \(outcomes.count)")
+        let falseRate = Double(falseRecognitions.count) / Double(max(1, outcomes.count))
+        #expect(falseRate <= Self.falseRecognitionLimit, "false recognitions: \(falseRate)")
+        for (variant, floors) in Self.worstSubjectFloors {
+            for (kind, floor) in floors {
+                let worst = byVariant[variant]?[kind]?.worst.share ?? 0
+                #expect(worst >= floor, "\(variant), \(kind.rawValue): worst subject \(worst), floor \(floor)")
+            }
+        }
     }
 
     /// One gesture of a data set (JSON Lines; other fields ignored).

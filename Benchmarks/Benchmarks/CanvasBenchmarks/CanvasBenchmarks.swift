@@ -82,6 +82,16 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // Recognising a finished 200-point stroke (issue 14: under 50 µs): a circle, a
+    // rectangle and a scribble as a pen samples them, with a deterministic wobble.
+    for (name, stroke) in recognitionStrokes(points: 200) {
+        Benchmark("recognition: a 200-point \(name)") { benchmark in
+            for _ in benchmark.scaledIterations {
+                blackHole(ShapeRecognizer.recognize(stroke))
+            }
+        }
+    }
+
     Benchmark("digest of a 1000-stroke document") { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(replica.digest)
@@ -173,4 +183,28 @@ let benchmarks: @Sendable () -> Void = {
     } teardown: {
         try removeStore()
     }
+}
+
+/// Hand-drawn-like strokes of `points` samples for the recognition benchmarks: a wobble of
+/// about 1 % of the size from a fixed sine mix (no random generator, so every run recognises
+/// the same strokes).
+func recognitionStrokes(points count: Int) -> [(String, [Point])] {
+    func wobble(_ k: Int) -> Double { 3 * sin(Double(k) * 0.7) + 2 * sin(Double(k) * 1.9 + 1) }
+    let circle = (0..<count).map { k -> Point in
+        let angle = 2 * Double.pi * Double(k) / Double(count - 1)
+        let radius = 200 + wobble(k)
+        return Point(x: 300 + radius * cos(angle), y: 300 + radius * sin(angle))
+    }
+    let corners = [Point(x: 0, y: 0), Point(x: 400, y: 0), Point(x: 400, y: 250), Point(x: 0, y: 250), Point(x: 0, y: 0)]
+    let rectangle = (0..<count).map { k -> Point in
+        let t = 4 * Double(k) / Double(count - 1)
+        let side = min(3, Int(t))
+        let p = corners[side].interpolated(to: corners[side + 1], at: t - Double(side))
+        return Point(x: p.x + wobble(k), y: p.y + wobble(k + 50))
+    }
+    let scribble = (0..<count).map { k -> Point in
+        let t = Double(k) / Double(count - 1)
+        return Point(x: 400 * t + 60 * sin(t * 31), y: 150 * sin(t * 11) + 40 * cos(t * 23))
+    }
+    return [("circle", circle), ("rectangle", rectangle), ("scribble", scribble)]
 }

@@ -66,6 +66,16 @@ struct FittedEllipse {
         majorAxis = Point(x: cos(angle), y: sin(angle))
     }
 
+    /// The point of the ellipse at the eccentric angle of `point` (along the ray from the
+    /// centre in the ellipse's own frame, scaled to a circle): near its nearest point when
+    /// `point` is near the curve, and in the same order round it as the stroke's points.
+    func projection(of point: Point) -> Point {
+        let minorAxis = Point(x: -majorAxis.y, y: majorAxis.x)
+        let offset = point - center
+        let angle = atan2(offset.dot(minorAxis) / semiMinor, offset.dot(majorAxis) / semiMajor)
+        return center + majorAxis * (semiMajor * cos(angle)) + minorAxis * (semiMinor * sin(angle))
+    }
+
     /// The Sampson distances from `points` to the ellipse with centre (p[0], p[1]),
     /// semi-axes p[2] and p[3], the first at angle p[4], written into `residuals`; their
     /// sum of squares.

@@ -26,3 +26,38 @@ public struct RecognizedShape: Hashable, Sendable {
     /// Not a shape.
     public static let none = RecognizedShape(kind: .none, points: [])
 }
+
+/// Why `ShapeRecognizer` recognised a stroke as it did: every shape it tried, scored.
+public struct RecognitionExplanation: Sendable {
+    /// One shape tried.
+    public struct Hypothesis: Sendable {
+        public var kind: ShapeKind
+        /// The root-mean-square and the largest distance from the stroke to the shape, as
+        /// fractions of the stroke's size; nil when the shape could not be fitted.
+        public var rmsDistance: Double?
+        public var maximumDistance: Double?
+        /// How much of the outline, and of its least-drawn side, the stroke traces.
+        public var drawnFraction: Double?
+        public var leastDrawnSide: Double?
+        /// `chosen`, `passes, but …`, `refused: <the failed test and its figures>` or
+        /// `not fitted: <why>`.
+        public var verdict: String
+
+        public init(
+            kind: ShapeKind, rmsDistance: Double? = nil, maximumDistance: Double? = nil, drawnFraction: Double? = nil,
+            leastDrawnSide: Double? = nil, verdict: String
+        ) {
+            self.kind = kind
+            self.rmsDistance = rmsDistance
+            self.maximumDistance = maximumDistance
+            self.drawnFraction = drawnFraction
+            self.leastDrawnSide = leastDrawnSide
+            self.verdict = verdict
+        }
+    }
+
+    /// What `ShapeRecognizer.recognize` returns for the stroke.
+    public var shape: RecognizedShape
+    /// Every shape tried, fitted ones first.
+    public var hypotheses: [Hypothesis]
+}

@@ -14,10 +14,44 @@ public import CanvasCore
 public enum ShapeRecognizer {
     /// The recognised shape, or `.none` to leave the stroke as drawn.
     public static func recognize(_ points: [Point]) -> RecognizedShape {
-        let accepted = candidates(points).filter(\.isAccepted)
-        let best =
-            accepted.first { $0.shape.kind == .line } ?? accepted.min { $0.match.rmsDistance < $1.match.rmsDistance }
-        return best?.shape ?? .none
+        var unfitted: [(ShapeKind, String)] = []
+        return choice(among: candidates(points, unfitted: &unfitted))?.shape ?? .none
+    }
+
+    /// The accepted candidate to report: a line when one passes, else the closest.
+    private static func choice(among candidates: [Candidate]) -> Candidate? {
+        let accepted = candidates.filter(\.isAccepted)
+        return accepted.first { $0.shape.kind == .line }
+            ?? accepted.min { $0.match.rmsDistance < $1.match.rmsDistance }
+    }
+
+    /// What `recognize` decides and why: every shape it tried, with the stroke's scores
+    /// against it and the test that refused it (`canvas recognize --explain`).
+    public static func explain(_ points: [Point]) -> RecognitionExplanation {
+        var unfitted: [(ShapeKind, String)] = []
+        let all = candidates(points, unfitted: &unfitted)
+        let chosen = choice(among: all)
+        var hypotheses: [RecognitionExplanation.Hypothesis] = all.map { candidate in
+            let verdict: String
+            if let chosen, candidate.shape == chosen.shape {
+                verdict = "chosen"
+            } else if let refusal = candidate.refusal {
+                verdict = "refused: " + refusal
+            } else if chosen?.shape.kind == .line {
+                verdict = "passes, but a line passes too (the simplest explanation)"
+            } else {
+                verdict = "passes, but \(chosen?.shape.kind.rawValue ?? "another shape") is closer"
+            }
+            return RecognitionExplanation.Hypothesis(
+                kind: candidate.shape.kind, rmsDistance: candidate.match.rmsDistance / candidate.size,
+                maximumDistance: candidate.match.maximumDistance / candidate.size,
+                drawnFraction: candidate.match.drawnFraction, leastDrawnSide: candidate.match.leastDrawnSide,
+                verdict: verdict)
+        }
+        for (kind, reason) in unfitted {
+            hypotheses.append(RecognitionExplanation.Hypothesis(kind: kind, verdict: "not fitted: " + reason))
+        }
+        return RecognitionExplanation(shape: chosen?.shape ?? .none, hypotheses: hypotheses)
     }
 
     /// Points the stroke is resampled to before fitting: 16 per side of a rectangle, few
@@ -67,27 +101,49 @@ public enum ShapeRecognizer {
         /// The stroke's size: its largest extent.
         var size: Double
 
-        var isAccepted: Bool {
-            if shape.kind == .line {
-                return match.rmsDistance <= lineRMSTolerance * size
-                    && match.maximumDistance <= lineDistanceTolerance * size
+        var isAccepted: Bool { refusal == nil }
+
+        /// The first test the stroke fails against this shape, with its figures; nil when
+        /// it passes them all.
+        var refusal: String? {
+            func fraction(_ value: Double) -> String { String(format: "%.3f", value) }
+            let (rmsLimit, distanceLimit) =
+                shape.kind == .line ? (lineRMSTolerance, lineDistanceTolerance) : (rmsTolerance, distanceTolerance)
+            if match.rmsDistance > rmsLimit * size {
+                return "RMS distance \(fraction(match.rmsDistance / size)) of the size > \(rmsLimit)"
             }
-            return match.rmsDistance <= rmsTolerance * size && match.maximumDistance <= distanceTolerance * size
-                && match.drawnFraction >= minimumDrawnFraction && match.leastDrawnSide >= minimumDrawnSide
+            if match.maximumDistance > distanceLimit * size {
+                return "largest distance \(fraction(match.maximumDistance / size)) of the size > \(distanceLimit)"
+            }
+            guard shape.kind != .line else { return nil }
+            if match.drawnFraction < minimumDrawnFraction {
+                return "traces \(fraction(match.drawnFraction)) of the outline < \(minimumDrawnFraction)"
+            }
+            if match.leastDrawnSide < minimumDrawnSide {
+                return "traces \(fraction(match.leastDrawnSide)) of a side < \(minimumDrawnSide)"
+            }
+            return nil
         }
     }
 
-    /// Every shape the stroke could be, each with its match.
-    static func candidates(_ points: [Point]) -> [Candidate] {
+    /// Every shape the stroke could be, each with its match; the shapes that could not
+    /// even be fitted go to `unfitted`, with the reason.
+    static func candidates(_ points: [Point], unfitted: inout [(ShapeKind, String)]) -> [Candidate] {
         let whole = StrokeResampling.resampled(points, count: sampleCount)
-        guard !whole.isEmpty else { return [] }
+        guard !whole.isEmpty else {
+            unfitted.append((.line, "the stroke has no length"))
+            return []
+        }
         let wholeSize = StrokeResampling.diameter(of: whole)
         // Hooks are trimmed for every shape but the arrow, whose last barb is a sharp turn
         // near the end.
         let stroke = StrokeResampling.resampled(
             StrokeResampling.trimmingHooks(whole, within: hookLength, sharperThan: sharpTurn), count: sampleCount)
         let size = StrokeResampling.diameter(of: stroke)
-        guard size > 0, size.isFinite else { return [] }
+        guard size > 0, size.isFinite else {
+            unfitted.append((.line, "the stroke has no extent"))
+            return []
+        }
 
         /// `sides`: the pieces the stroke should follow, by default the replacement's
         /// segments.
@@ -100,20 +156,46 @@ public enum ShapeRecognizer {
         let polygons = PolygonFit(stroke)
         if let triangle = polygons.triangle() {
             result.append(candidate(.triangle, triangle))
+        } else {
+            unfitted.append((.triangle, "no three straight runs meet in corners"))
         }
         if let rectangle = polygons.rectangle(skewTolerance: skewTolerance) {
             result.append(candidate(.rectangle, rectangle.rectangle, sides: segments(of: rectangle.drawn)))
+        } else {
+            let degrees = Int((skewTolerance * 180 / .pi).rounded())
+            unfitted.append((.rectangle, "the four straight runs meet at a corner more than \(degrees)° from square"))
         }
         // An ellipse has no corners (which keeps most pentagons, close to their circles, from
         // being taken for them), and one wider than the stroke cannot be mostly traced by it.
-        let interior = StrokeResampling.turnReach..<(stroke.count - StrokeResampling.turnReach)
-        let hasCorner = interior.contains { StrokeResampling.turn(of: stroke, at: $0) > sharpTurn }
-        if !hasCorner, let ellipse = FittedEllipse(fitting: stroke), ellipse.semiMajor <= size {
-            let outline = ellipse.outline(tolerance: ellipseFlatness, minimumSegments: ellipseMinimumSegments)
-            result.append(candidate(.ellipse, outline, sides: [outline]))
+        if let ellipse = FittedEllipse(fitting: stroke) {
+            if ellipse.semiMajor > size {
+                unfitted.append((.ellipse, "the fitted ellipse is wider than the stroke"))
+            } else if let corner = corner(of: stroke, beyond: ellipse) {
+                let degrees = { (angle: Double) in Int((angle * 180 / .pi).rounded()) }
+                let at = Int((100 * Double(corner.index) / Double(stroke.count - 1)).rounded())
+                unfitted.append(
+                    (
+                        .ellipse,
+                        "a corner \(at)% along the stroke: it turns \(degrees(corner.turn))° where the ellipse turns "
+                            + "\(degrees(corner.expected))° (more than \(degrees(cornerExcess))° beyond)"
+                    ))
+            } else {
+                let outline = ellipse.outline(tolerance: ellipseFlatness, minimumSegments: ellipseMinimumSegments)
+                result.append(candidate(.ellipse, outline, sides: [outline]))
+            }
+        } else {
+            unfitted.append((.ellipse, "the best conic through the stroke is not an ellipse"))
         }
         let arrows = ArrowFit.candidates(
             whole, hookLength: hookLength, sharpTurn: sharpTurn, maximumBow: distanceTolerance * wholeSize)
+        if arrows.isEmpty {
+            unfitted.append(
+                (
+                    .arrow,
+                    "no arrow reading: no tip (a turn sharper than 60° past the first tenth), a bowed shaft, or "
+                        + "barbs that do not point back along the shaft from both sides"
+                ))
+        }
         for arrow in arrows {
             let match = OutlineMatch(stroke: whole, sides: arrow.drawnSides)
             result.append(
@@ -122,6 +204,33 @@ public enum ShapeRecognizer {
                     size: wholeSize))
         }
         return result
+    }
+
+    /// How much more sharply than a circle of the same length a stroke may turn before the
+    /// turn is a corner: the stroke must not turn more than this beyond what its fitted
+    /// ellipse turns at the same place. On a circle it is the `sharpTurn` of 60° over the
+    /// circle's own turn (about 23° over the chords `turn` measures); the ends of a long
+    /// thin ellipse turn far more sharply than 60° and are no corners.
+    static let cornerExcess = sharpTurn - circleTurn
+    /// How much a circle turns over the chords `StrokeResampling.turn` measures.
+    static let circleTurn = 2 * Double.pi * Double(2 * StrokeResampling.turnReach) / Double(sampleCount - 1)
+
+    /// The first sample where the stroke (equally spaced points) turns more sharply than
+    /// `sharpTurn`, and by more than `cornerExcess` beyond what `ellipse` turns at the same
+    /// place, with the two turns; nil when it has no corner. (Where the fit is flatter than
+    /// a circle, the excess alone would find corners in lumpy circles that the fixed turn
+    /// never did.)
+    static func corner(of stroke: [Point], beyond ellipse: FittedEllipse) -> (index: Int, turn: Double, expected: Double)? {
+        let reach = StrokeResampling.turnReach
+        guard stroke.count > 2 * reach else { return nil }
+        let projected = stroke.map(ellipse.projection(of:))
+        for index in reach..<(stroke.count - reach) {
+            let turn = StrokeResampling.turn(of: stroke, at: index)
+            guard turn > sharpTurn else { continue }
+            let expected = StrokeResampling.turn(of: projected, at: index)
+            if turn - expected > cornerExcess * max(1, expected / circleTurn) { return (index, turn, expected) }
+        }
+        return nil
     }
 
     /// The segments of a polyline.
