@@ -65,27 +65,39 @@ struct StraightRunPartition {
     /// boundaries `[start, b₁, …, start + count]` and total squared residual.
     private func partition(from start: Int, runs: Int) -> (boundaries: [Int], residual: Double) {
         let minimum = Self.minimumRunLength
-        let (width, rowLength) = (count + 1, longest + 1)
+        let (width, rowLength, count) = (count + 1, longest + 1, count)
         // cost[m × width + j]: the least residual splitting the first j points into m
         // runs; previous[m × width + j]: where the last of those runs begins.
         var cost = [Double](repeating: .infinity, count: (runs + 1) * width)
         var previous = [Int](repeating: 0, count: (runs + 1) * width)
-        cost[0] = 0
-        for m in 1...runs {
-            // Leave room for the runs before and after.
-            for j in (m * minimum)...(count - (runs - m) * minimum) {
-                var bestCost = Double.infinity
-                var bestStart = 0
-                for i in ((m - 1) * minimum)...(j - minimum) {
-                    let runStart = start + i < count ? start + i : start + i - count
-                    let total = cost[(m - 1) * width + i] + costs[runStart * rowLength + j - i]
-                    if total < bestCost {
-                        bestCost = total
-                        bestStart = i
+        costs.withUnsafeBufferPointer { costs in
+            cost.withUnsafeMutableBufferPointer { cost in
+                previous.withUnsafeMutableBufferPointer { previous in
+                    cost[0] = 0
+                    // One run: it starts at the start.
+                    for j in minimum...(count - (runs - 1) * minimum) {
+                        cost[width + j] = costs[start * rowLength + j]
+                    }
+                    guard runs > 1 else { return }
+                    for m in 2...runs {
+                        // Leave room for the runs after; the last layer only needs the end.
+                        let ends = m == runs ? count...count : (m * minimum)...(count - (runs - m) * minimum)
+                        for j in ends {
+                            var bestCost = Double.infinity
+                            var bestStart = 0
+                            for i in ((m - 1) * minimum)...(j - minimum) {
+                                let runStart = start + i < count ? start + i : start + i - count
+                                let total = cost[(m - 1) * width + i] + costs[runStart * rowLength + j - i]
+                                if total < bestCost {
+                                    bestCost = total
+                                    bestStart = i
+                                }
+                            }
+                            cost[m * width + j] = bestCost
+                            previous[m * width + j] = bestStart
+                        }
                     }
                 }
-                cost[m * width + j] = bestCost
-                previous[m * width + j] = bestStart
             }
         }
         var boundaries = [count]
