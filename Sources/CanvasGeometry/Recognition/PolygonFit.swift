@@ -71,6 +71,52 @@ struct PolygonFit {
         return (closed(drawn), closed(corners))
     }
 
+    /// A right-angled rectangle fitted without splitting the stroke into runs, for when
+    /// the split fails: a long rectangle's short sides are a few samples, mostly rounded
+    /// corners, which the least-squares split folds into the long sides' runs. The
+    /// orientation is the stroke's dominant direction modulo 90° (the mean of its steps'
+    /// directions multiplied by four); each point belongs to the nearest side of the
+    /// points' box in that frame, and each side sits at the mean offset of its points.
+    /// Corners in drawing order from the one nearest the stroke's start, repeated at the
+    /// end; nil when a side has no points. Given the whole stroke, hooks included: on a
+    /// rectangle of 4:1 or longer a short side is a tenth of the stroke or less, which
+    /// hook trimming would cut off as if it were the pen's landing or lifting.
+    static func orientedRectangle(_ stroke: [Point]) -> [Point]? {
+        var sum = Point(x: 0, y: 0)
+        for (a, b) in zip(stroke, stroke.dropFirst()) {
+            let angle = 4 * atan2(b.y - a.y, b.x - a.x)
+            sum = sum + Point(x: cos(angle), y: sin(angle))
+        }
+        guard sum.x != 0 || sum.y != 0 else { return nil }
+        let orientation = atan2(sum.y, sum.x) / 4
+        let u = Point(x: cos(orientation), y: sin(orientation))
+        let v = Point(x: -u.y, y: u.x)
+        let along = stroke.map { $0.dot(u) }
+        let across = stroke.map { $0.dot(v) }
+        let box = (along.min()!, along.max()!, across.min()!, across.max()!)
+        // Offsets of the sides: low u, high u, low v, high v.
+        var sums = [0.0, 0.0, 0.0, 0.0]
+        var counts = [0, 0, 0, 0]
+        for k in stroke.indices {
+            let distances = [along[k] - box.0, box.1 - along[k], across[k] - box.2, box.3 - across[k]]
+            let side = distances.indices.min { distances[$0] < distances[$1] }!
+            sums[side] += side < 2 ? along[k] : across[k]
+            counts[side] += 1
+        }
+        guard counts.allSatisfy({ $0 > 0 }) else { return nil }
+        let offset = (0..<4).map { sums[$0] / Double(counts[$0]) }
+        let corners = [
+            u * offset[0] + v * offset[2], u * offset[1] + v * offset[2],
+            u * offset[1] + v * offset[3], u * offset[0] + v * offset[3],
+        ]
+        // The drawing direction: the corners' order must follow the stroke's turning.
+        var turning = 0.0
+        let center = stroke.reduce(Point(x: 0, y: 0), +) / Double(stroke.count)
+        for (a, b) in zip(stroke, stroke.dropFirst()) { turning += (a - center).cross(b - center) }
+        let ordered = turning >= 0 ? corners : corners.reversed()
+        return closed(ordered, from: stroke[0])
+    }
+
     /// The best lines through `count` runs of the stroke, and how many points each run
     /// holds.
     private func sides(_ count: Int) -> (sides: [FittedLine], runLengths: [Double])? {
@@ -81,7 +127,10 @@ struct PolygonFit {
     /// The closed polygon through `corners` rotated to begin at the corner nearest the
     /// stroke's start, with that corner repeated at the end.
     private func closed(_ corners: [Point]) -> [Point] {
-        let start = stroke[0]
+        Self.closed(corners, from: stroke[0])
+    }
+
+    private static func closed(_ corners: [Point], from start: Point) -> [Point] {
         let first = corners.indices.min { corners[$0].distance(to: start) < corners[$1].distance(to: start) }!
         let rotated = Array(corners[first...] + corners[..<first])
         return rotated + [rotated[0]]

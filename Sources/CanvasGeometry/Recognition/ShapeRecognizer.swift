@@ -159,9 +159,23 @@ public enum ShapeRecognizer {
         } else {
             unfitted.append((.triangle, "no three straight runs meet in corners"))
         }
-        if let rectangle = polygons.rectangle(skewTolerance: skewTolerance) {
-            result.append(candidate(.rectangle, rectangle.rectangle, sides: segments(of: rectangle.drawn)))
-        } else {
+        let split = polygons.rectangle(skewTolerance: skewTolerance).map {
+            candidate(.rectangle, $0.rectangle, sides: segments(of: $0.drawn))
+        }
+        // When the split into four runs fails or misses a side (on long rectangles, whose
+        // short sides are cut off as hooks or folded into a long side's run), the
+        // right-angled rectangle of the whole stroke's dominant direction, which the
+        // stroke must follow as closely as any other shape.
+        let oriented =
+            split?.isAccepted == true
+            ? nil
+            : PolygonFit.orientedRectangle(whole).map {
+                Candidate(
+                    shape: RecognizedShape(kind: .rectangle, points: $0),
+                    match: OutlineMatch(stroke: whole, sides: segments(of: $0)), size: wholeSize)
+            }
+        result += [split, oriented].compactMap { $0 }
+        if split == nil && oriented == nil {
             let degrees = Int((skewTolerance * 180 / .pi).rounded())
             unfitted.append((.rectangle, "the four straight runs meet at a corner more than \(degrees)° from square"))
         }
