@@ -36,24 +36,13 @@ FAILOVER_LIMIT_S = 5.0
 IDLE_LIMIT_S = 10.0
 
 
-def read_env(path):
-    env = {}
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if line and not line.startswith("#") and "=" in line:
-                key, value = line.split("=", 1)
-                env[key.strip()] = value.strip().strip("'\"")
-    return env
-
-
 class EjabberdCluster:
     """A cluster of ejabberd members started by scripts/ejabberd-harness cluster-start."""
 
     def __init__(self, members=2):
         self.dir = tempfile.mkdtemp(prefix="canvas-ejabberd-cluster-")
         self._harness("cluster-start", self.dir, str(members))
-        self.env = read_env(os.path.join(self.dir, "env"))
+        self.env = test_xmpp.read_env(os.path.join(self.dir, "env"))
         self.member_dirs = self.env["MEMBER_DIRS"].split()
         self.hosts = self.env["XMPP_HOSTS"].split()
         self.controls = 0
@@ -64,7 +53,7 @@ class EjabberdCluster:
             raise RuntimeError(f"ejabberd-harness {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
 
     def member_env(self, k):
-        return read_env(os.path.join(self.member_dirs[k], "env"))
+        return test_xmpp.read_env(os.path.join(self.member_dirs[k], "env"))
 
     def node_name(self, k):
         return self.member_env(k)["EJABBERD_NODE"]
@@ -79,6 +68,14 @@ class EjabberdCluster:
 
     def restart(self, k):
         self._harness("restart", self.member_dirs[k])
+
+    def rejoin(self, k):
+        """Restarts member k and checks that it is back in the cluster's database."""
+        self.restart(k)
+        other = (k + 1) % len(self.member_dirs)
+        members = self.running_members(other)
+        assert all(self.node_name(m) in members for m in range(len(self.member_dirs))), \
+            f"member {k} did not rejoin the cluster: {members}"
 
     def close(self):
         self._harness("cluster-stop", self.dir)
@@ -218,23 +215,26 @@ def failover_scenario(cluster, work, room_name, report=None):
         assert holder == 0, f"the room should live on member 0, where its first occupant is; it is on {holder}"
 
         rng = seeded_random(room_name)
-        drawing = Drawing(nodes, rng)
-        time.sleep(1.5)
-        died_at = time.monotonic()
-        cluster.stop(0)
-        time.sleep(FAILOVER_LIMIT_S + 1)
-        total = drawing.stop()
-        wait_converged(nodes, 60, points=total)
-        figures["stopped"] = failover_times(nodes, died_at)
-        if report:
-            report("stopped", figures["stopped"])
+
+        def end_while_drawing(how, end, points):
+            """Everyone draws; `end` ends a member; returns the points drawn in all."""
+            drawing = Drawing(nodes, rng, points=points)
+            time.sleep(1.5)
+            died_at = time.monotonic()
+            end()
+            time.sleep(FAILOVER_LIMIT_S + 1)
+            total = drawing.stop()
+            wait_converged(nodes, 60, points=total)
+            figures[how] = failover_times(nodes, died_at)
+            if report:
+                report(how, figures[how])
+            return total
+
+        total = end_while_drawing("stopped", lambda: cluster.stop(0), 0)
 
         # The stopped member starts again and rejoins the cluster; a node connected to it
         # reaches the room, which now lives on member 1.
-        cluster.restart(0)
-        members = cluster.running_members(1)
-        assert cluster.node_name(0) in members and cluster.node_name(1) in members, \
-            f"member 0 did not rejoin the cluster: {members}"
+        cluster.rejoin(0)
         dave = ClusterNode(cluster, "dave", "dave", room, [first], work)
         nodes.append(dave)
         dave.start()
@@ -243,21 +243,8 @@ def failover_scenario(cluster, work, room_name, report=None):
         holder = cluster.member_holding(room, 0)
         assert holder == 1, f"the room should have moved to member 1; it is on {holder}"
 
-        drawing = Drawing(nodes, rng, points=total)
-        time.sleep(1.5)
-        died_at = time.monotonic()
-        cluster.kill(1)
-        time.sleep(FAILOVER_LIMIT_S + 1)
-        total = drawing.stop()
-        wait_converged(nodes, 60, points=total)
-        figures["killed"] = failover_times(nodes, died_at)
-        if report:
-            report("killed", figures["killed"])
-
-        cluster.restart(1)
-        members = cluster.running_members(0)
-        assert cluster.node_name(0) in members and cluster.node_name(1) in members, \
-            f"member 1 did not rejoin the cluster: {members}"
+        total = end_while_drawing("killed", lambda: cluster.kill(1), total)
+        cluster.rejoin(1)
 
         # Nobody draws: a node whose room dies with another member learns it from its
         # self-ping of the quiet room, and is back in within 10 s.
@@ -281,10 +268,7 @@ def failover_scenario(cluster, work, room_name, report=None):
         wait_converged([node for node in nodes if node is not dave], 60, points=total)
 
         # dave knows member 0 alone: it waits for it, and comes back when it rejoins.
-        cluster.restart(0)
-        members = cluster.running_members(1)
-        assert cluster.node_name(0) in members and cluster.node_name(1) in members, \
-            f"member 0 did not rejoin the cluster: {members}"
+        cluster.rejoin(0)
         wait_converged(nodes, 60, points=total)
 
         for node in nodes:
