@@ -230,31 +230,31 @@ def failover_scenario(cluster, work, room_name, report=None):
                 report(how, figures[how])
             return total
 
+        def newcomer(user, hosts, points, room_on):
+            """A node that joins through `hosts` and catches up; the room must be on member
+            `room_on`."""
+            node = ClusterNode(cluster, user, user, room, hosts, work)
+            nodes.append(node)
+            node.start()
+            node.wait_joined()
+            wait_converged(nodes, 60, points=points)
+            holder = cluster.member_holding(room, (room_on + 1) % 2)
+            assert holder == room_on, f"the room should be on member {room_on}; it is on {holder}"
+            return node
+
         total = end_while_drawing("stopped", lambda: cluster.stop(0), 0)
 
         # The stopped member starts again and rejoins the cluster; a node connected to it
         # reaches the room, which now lives on member 1.
         cluster.rejoin(0)
-        dave = ClusterNode(cluster, "dave", "dave", room, [first], work)
-        nodes.append(dave)
-        dave.start()
-        dave.wait_joined()
-        wait_converged(nodes, 60, points=total)
-        holder = cluster.member_holding(room, 0)
-        assert holder == 1, f"the room should have moved to member 1; it is on {holder}"
+        dave = newcomer("dave", [first], total, room_on=1)
 
         total = end_while_drawing("killed", lambda: cluster.kill(1), total)
         cluster.rejoin(1)
 
         # Nobody draws: a node whose room dies with another member learns it from its
         # self-ping of the quiet room, and is back in within 10 s.
-        erin = ClusterNode(cluster, "erin", "erin", room, [second], work)
-        nodes.append(erin)
-        erin.start()
-        erin.wait_joined()
-        wait_converged(nodes, 60, points=total)
-        holder = cluster.member_holding(room, 1)
-        assert holder == 0, f"the room should have moved back to member 0; it is on {holder}"
+        erin = newcomer("erin", [second], total, room_on=0)
         time.sleep(2)
         died_at = time.monotonic()
         cluster.kill(0)
