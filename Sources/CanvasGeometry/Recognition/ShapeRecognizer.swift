@@ -175,9 +175,14 @@ public enum ShapeRecognizer {
                     match: OutlineMatch(stroke: whole, sides: segments(of: $0)), size: wholeSize)
             }
         result += [split, oriented].compactMap { $0 }
-        if split == nil && oriented == nil {
+        if split == nil {
             let degrees = Int((skewTolerance * 180 / .pi).rounded())
-            unfitted.append((.rectangle, "the four straight runs meet at a corner more than \(degrees)° from square"))
+            unfitted.append(
+                (
+                    .rectangle,
+                    "the four straight runs meet at a corner more than \(degrees)° from square"
+                        + (oriented == nil ? "" : " (the rectangle of the stroke's dominant direction was tried instead)")
+                ))
         }
         // An ellipse has no corners (which keeps most pentagons, close to their circles, from
         // being taken for them), and one wider than the stroke cannot be mostly traced by it.
