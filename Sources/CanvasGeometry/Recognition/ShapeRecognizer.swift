@@ -101,28 +101,36 @@ public enum ShapeRecognizer {
         /// The stroke's size: its largest extent.
         var size: Double
 
-        var isAccepted: Bool { refusal == nil }
+        var isAccepted: Bool { failedTest == nil }
 
-        /// The first test the stroke fails against this shape, with its figures; nil when
-        /// it passes them all.
+        /// The tests a stroke must pass against a shape, in the order they are applied.
+        enum Test { case rmsDistance, maximumDistance, drawnFraction, leastDrawnSide }
+
+        /// The first test the stroke fails against this shape; nil when it passes them all.
+        var failedTest: Test? {
+            let (rmsLimit, distanceLimit) =
+                shape.kind == .line ? (lineRMSTolerance, lineDistanceTolerance) : (rmsTolerance, distanceTolerance)
+            if match.rmsDistance > rmsLimit * size { return .rmsDistance }
+            if match.maximumDistance > distanceLimit * size { return .maximumDistance }
+            guard shape.kind != .line else { return nil }
+            if match.drawnFraction < minimumDrawnFraction { return .drawnFraction }
+            if match.leastDrawnSide < minimumDrawnSide { return .leastDrawnSide }
+            return nil
+        }
+
+        /// The failed test in words, with its figures (for `explain`); nil when it passes.
         var refusal: String? {
             func fraction(_ value: Double) -> String { String(format: "%.3f", value) }
             let (rmsLimit, distanceLimit) =
                 shape.kind == .line ? (lineRMSTolerance, lineDistanceTolerance) : (rmsTolerance, distanceTolerance)
-            if match.rmsDistance > rmsLimit * size {
-                return "RMS distance \(fraction(match.rmsDistance / size)) of the size > \(rmsLimit)"
+            return switch failedTest {
+            case nil: nil
+            case .rmsDistance?: "RMS distance \(fraction(match.rmsDistance / size)) of the size > \(rmsLimit)"
+            case .maximumDistance?:
+                "largest distance \(fraction(match.maximumDistance / size)) of the size > \(distanceLimit)"
+            case .drawnFraction?: "traces \(fraction(match.drawnFraction)) of the outline < \(minimumDrawnFraction)"
+            case .leastDrawnSide?: "traces \(fraction(match.leastDrawnSide)) of a side < \(minimumDrawnSide)"
             }
-            if match.maximumDistance > distanceLimit * size {
-                return "largest distance \(fraction(match.maximumDistance / size)) of the size > \(distanceLimit)"
-            }
-            guard shape.kind != .line else { return nil }
-            if match.drawnFraction < minimumDrawnFraction {
-                return "traces \(fraction(match.drawnFraction)) of the outline < \(minimumDrawnFraction)"
-            }
-            if match.leastDrawnSide < minimumDrawnSide {
-                return "traces \(fraction(match.leastDrawnSide)) of a side < \(minimumDrawnSide)"
-            }
-            return nil
         }
     }
 

@@ -73,12 +73,13 @@ enum StrokeResampling {
     /// The largest distance between two of the points: the stroke's size for every
     /// tolerance, whatever its shape or rotation.
     static func diameter(of points: [Point]) -> Double {
-        var largest = 0.0
+        var largest = 0.0  // squared: one square root at the end
         for i in points.indices {
             for j in (i + 1)..<points.count {
-                largest = max(largest, points[i].distance(to: points[j]))
+                let (dx, dy) = (points[i].x - points[j].x, points[i].y - points[j].y)
+                largest = max(largest, dx * dx + dy * dy)
             }
         }
-        return largest
+        return largest.squareRoot()
     }
 }
