@@ -268,7 +268,7 @@ struct Join: AsyncParsableCommand {
         jid = jid ?? file.jid
         passwordFile = passwordFile ?? file.passwordFile
         nick = nick ?? file.nick
-        if host.isEmpty, let fileHost = file.host { host = [fileHost] }
+        if host.isEmpty { host = file.hosts }
         port = port ?? file.port
         caFile = caFile ?? file.caFile
         directTLS = directTLS || file.directTLS
@@ -317,7 +317,8 @@ final class EventOutput: Sendable {
 /// The settings of `canvas join --config FILE`: a JSON object keyed by long option names.
 struct JoinConfigFile {
     var rooms: [String] = []
-    var jid, passwordFile, nick, host, caFile, store, logLevel, export: String?
+    var hosts: [String] = []
+    var jid, passwordFile, nick, caFile, store, logLevel, export: String?
     var port: Int?
     var exportInterval: Double?
     var directTLS = false, insecureSkipTLSVerify = false, events = false, lan = false, memory = false
@@ -369,7 +370,12 @@ struct JoinConfigFile {
         file.jid = try string("jid")
         file.passwordFile = try string("password-file")
         file.nick = try string("nick")
-        file.host = try string("host")
+        switch object["host"] {
+        case nil: break
+        case let host as String: file.hosts = [host]
+        case let hosts as [String]: file.hosts = hosts
+        default: throw ValidationError("\(path): \"host\" must be a string or an array of strings (the members of a cluster)")
+        }
         file.caFile = try string("ca-file")
         file.store = try string("store")
         file.logLevel = try string("log-level")

@@ -33,6 +33,8 @@ struct JoinCommandTests {
         #expect(try refusal(["--config", unknown]).contains("unknown setting \"colour\""))
         let wrongType = try CanvasCommand.temporaryFile(#"{"room": "a@rooms.example.org", "port": "5222"}"#)
         #expect(try refusal(["--config", wrongType]).contains("\"port\" must be a number"))
+        let badHosts = try CanvasCommand.temporaryFile(#"{"room": "a@rooms.example.org", "host": [1, 2]}"#)
+        #expect(try refusal(["--config", badHosts]).contains("\"host\" must be a string or an array of strings"))
         let notObject = try CanvasCommand.temporaryFile("[1, 2]")
         #expect(try refusal(["--config", notObject]).contains("is not a JSON object"))
         // Settings from the file count: only the password file is missing here.

@@ -278,13 +278,25 @@ class XMPPIntegration(unittest.TestCase):
         self.assertEqual(len(view["strokes"]), 8 + 6 - 2, f"our 8 strokes and its 4: {sorted(view['strokes'])}")
 
     def test_4b_one_node_in_two_rooms_from_a_config_file_keeps_an_svg_of_each(self):
+        """The config file names the rooms and the servers (a dead one first: the members
+        of a cluster, `"host"` as an array)."""
         rng = seeded_random("two rooms")
         first, second = self.server.room("first"), self.server.room("second")
         config = os.path.join(self.work, "two-rooms.json")
         exports = os.path.join(self.work, "two-rooms.svg")
+        dead = socket.socket()
+        dead.bind(("127.0.0.1", 0))
+        dead_port = dead.getsockname()[1]
+        dead.close()
+        hosts = [f"127.0.0.1:{dead_port}", f"{self.server.env['XMPP_HOST']}:{self.server.env['XMPP_PORT']}"]
         with open(config, "w") as f:
-            json.dump({"room": [first, second], "export": exports, "export-interval": 0.5}, f)
-        both = self.node("two", "alice", [first, second], extra=["--config", config], room_flags=False).start()
+            json.dump({"room": [first, second], "host": hosts, "export": exports, "export-interval": 0.5}, f)
+        both = self.node("two", "alice", [first, second], extra=["--config", config], room_flags=False)
+        args = both.command()
+        at = args.index("--host")
+        del args[at:at + 4]  # --host HOST --port PORT: the config file's hosts instead
+        both.command = lambda: args
+        both.start()
         other = self.node("second-only", "bob", second).start()
         both.wait_joined(room=first)
         both.wait_joined(room=second)
