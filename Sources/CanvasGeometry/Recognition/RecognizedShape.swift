@@ -31,18 +31,22 @@ public struct RecognizedShape: Hashable, Sendable {
 public struct RecognitionExplanation: Sendable {
     /// One shape tried.
     public struct Hypothesis: Sendable {
+        /// The shape tried.
         public var kind: ShapeKind
-        /// The root-mean-square and the largest distance from the stroke to the shape, as
-        /// fractions of the stroke's size; nil when the shape could not be fitted.
+        /// The root-mean-square distance from the stroke to the shape, as a fraction of the
+        /// stroke's size; nil when the shape could not be fitted.
         public var rmsDistance: Double?
+        /// The largest distance from the stroke to the shape, as a fraction of its size.
         public var maximumDistance: Double?
-        /// How much of the outline, and of its least-drawn side, the stroke traces.
+        /// How much of the outline the stroke traces (0…1).
         public var drawnFraction: Double?
+        /// How much of its least-drawn side the stroke traces (0…1).
         public var leastDrawnSide: Double?
         /// `chosen`, `passes, but …`, `refused: <the failed test and its figures>` or
         /// `not fitted: <why>`.
         public var verdict: String
 
+        /// A hypothesis; the scores are nil for a shape that could not be fitted.
         public init(
             kind: ShapeKind, rmsDistance: Double? = nil, maximumDistance: Double? = nil, drawnFraction: Double? = nil,
             leastDrawnSide: Double? = nil, verdict: String

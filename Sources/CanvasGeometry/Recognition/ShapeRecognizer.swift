@@ -106,10 +106,14 @@ public enum ShapeRecognizer {
         /// The tests a stroke must pass against a shape, in the order they are applied.
         enum Test { case rmsDistance, maximumDistance, drawnFraction, leastDrawnSide }
 
+        /// The RMS and largest-distance tolerances for this shape (a line's are closer).
+        var distanceLimits: (rms: Double, largest: Double) {
+            shape.kind == .line ? (lineRMSTolerance, lineDistanceTolerance) : (rmsTolerance, distanceTolerance)
+        }
+
         /// The first test the stroke fails against this shape; nil when it passes them all.
         var failedTest: Test? {
-            let (rmsLimit, distanceLimit) =
-                shape.kind == .line ? (lineRMSTolerance, lineDistanceTolerance) : (rmsTolerance, distanceTolerance)
+            let (rmsLimit, distanceLimit) = distanceLimits
             if match.rmsDistance > rmsLimit * size { return .rmsDistance }
             if match.maximumDistance > distanceLimit * size { return .maximumDistance }
             guard shape.kind != .line else { return nil }
@@ -121,8 +125,7 @@ public enum ShapeRecognizer {
         /// The failed test in words, with its figures (for `explain`); nil when it passes.
         var refusal: String? {
             func fraction(_ value: Double) -> String { String(format: "%.3f", value) }
-            let (rmsLimit, distanceLimit) =
-                shape.kind == .line ? (lineRMSTolerance, lineDistanceTolerance) : (rmsTolerance, distanceTolerance)
+            let (rmsLimit, distanceLimit) = distanceLimits
             return switch failedTest {
             case nil: nil
             case .rmsDistance?: "RMS distance \(fraction(match.rmsDistance / size)) of the size > \(rmsLimit)"
@@ -250,11 +253,14 @@ public enum ShapeRecognizer {
     static func corner(of stroke: [Point], beyond ellipse: FittedEllipse) -> (index: Int, turn: Double, expected: Double)? {
         let reach = StrokeResampling.turnReach
         guard stroke.count > 2 * reach else { return nil }
-        let projected = stroke.map(ellipse.projection(of:))
         for index in reach..<(stroke.count - reach) {
             let turn = StrokeResampling.turn(of: stroke, at: index)
             guard turn > sharpTurn else { continue }
-            let expected = StrokeResampling.turn(of: projected, at: index)
+            // The ellipse's own turn there, from the projections of the same three samples
+            // (computed only at the few sharp turns: most strokes have none).
+            let expected = StrokeResampling.turn(
+                from: ellipse.projection(of: stroke[index - reach]), at: ellipse.projection(of: stroke[index]),
+                to: ellipse.projection(of: stroke[index + reach]))
             if turn - expected > cornerExcess * max(1, expected / circleTurn) { return (index, turn, expected) }
         }
         return nil

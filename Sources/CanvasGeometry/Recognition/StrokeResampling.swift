@@ -66,7 +66,13 @@ enum StrokeResampling {
     /// the angle between the chords arriving from `turnReach` samples before and leaving
     /// to `turnReach` samples after.
     static func turn(of stroke: [Point], at i: Int) -> Double {
-        let (a, b) = (stroke[i] - stroke[i - turnReach], stroke[i + turnReach] - stroke[i])
+        turn(from: stroke[i - turnReach], at: stroke[i], to: stroke[i + turnReach])
+    }
+
+    /// How sharply a path turns at `point` coming from `previous` and going to `next`, in
+    /// radians from 0 (straight on) to π (doubling back).
+    static func turn(from previous: Point, at point: Point, to next: Point) -> Double {
+        let (a, b) = (point - previous, next - point)
         return abs(atan2(a.cross(b), a.dot(b)))
     }
 

@@ -154,7 +154,7 @@ public final class XMPPClient: Sendable {
         }
         logger.debug(
             "DNS SRV lookup", metadata: [
-                "names": "\([false, true].filter { directTLS ?? $0 == $0 }.map { ServiceRecords.serviceName(domain: domain, directTLS: $0) })",
+                "names": "\((directTLS.map { [$0] } ?? [false, true]).map { ServiceRecords.serviceName(domain: domain, directTLS: $0) })",
                 "servers": "\(found.map { $0.description })",
             ])
         return found
