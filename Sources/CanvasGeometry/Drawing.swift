@@ -22,13 +22,21 @@ public enum Drawing {
             operations.append(.append(id, points: Array(points.dropFirst()), offset: 1))
         }
         guard recognize else { return Result(operations: operations, shape: .none) }
+        let replacement = shapeReplacing(points, weight: weight, colour: colour, id: id, shapeID: shapeID)
+        return Result(operations: operations + replacement.operations, shape: replacement.shape)
+    }
+
+    /// The shape recognised in the stroke `id` of `points` as it replaces the stroke: the
+    /// stroke erased entirely, then the perfect shape added as `shapeID`, a polyline
+    /// (`is_shape`) with the same pen. No operations when no shape is recognised.
+    public static func shapeReplacing(
+        _ points: [Point], weight: Double, colour: Colour, id: StrokeID, shapeID: StrokeID
+    ) -> Result {
         let shape = ShapeRecognizer.recognize(points)
-        guard shape.kind != .none, !shape.points.isEmpty else {
-            return Result(operations: operations, shape: .none)
-        }
+        guard shape.kind != .none, !shape.points.isEmpty else { return Result(operations: [], shape: .none) }
         // The fitted corners need no more precision than 1/100 px: fewer bytes on the wire.
         let corners = shape.points.map { Point(x: ($0.x * 100).rounded() / 100, y: ($0.y * 100).rounded() / 100) }
-        operations.append(.delete(id, start: 0, end: Double(max(points.count - 1, 1))))
+        var operations: [Operation] = [.delete(id, start: 0, end: Double(max(points.count - 1, 1)))]
         operations.append(.add(shapeID, StrokeHeader(weight: weight, colour: colour, start: corners[0], isShape: true)))
         if corners.count > 1 {
             operations.append(.append(shapeID, points: Array(corners.dropFirst()), offset: 1))

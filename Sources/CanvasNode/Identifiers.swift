@@ -41,3 +41,25 @@ public struct Author: Hashable, Comparable, Sendable {
         (lhs.transport, lhs.peer) < (rhs.transport, rhs.peer)
     }
 }
+
+/// One transport of a room as its session sees it now (`RoomSession.transportStatus`).
+public struct TransportStatus: Hashable, Sendable {
+    /// The transport (`xmpp`, `lan`).
+    public var transport: TransportID
+    /// Whether the transport is up (joined the room, the cluster running).
+    public var isUp: Bool
+    /// The members present on it.
+    public var members: [PeerID]
+    /// Local operations not yet accepted by it (waiting while it is down, or in flight).
+    public var unacceptedOperations: Int
+    /// Members the session is bringing up to date by anti-entropy.
+    public var syncing: Int
+
+    public init(transport: TransportID, isUp: Bool, members: [PeerID], unacceptedOperations: Int, syncing: Int) {
+        self.transport = transport
+        self.isUp = isUp
+        self.members = members
+        self.unacceptedOperations = unacceptedOperations
+        self.syncing = syncing
+    }
+}

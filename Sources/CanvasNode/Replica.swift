@@ -33,6 +33,8 @@ public struct Replica: Sendable {
     /// What undo takes back, the latest last, and what redo does again.
     private var undoable: [HistoryEntry] = []
     private var redoable: [HistoryEntry] = []
+    /// Strokes begun here and not ended yet (`LocalAction.begin`), drawn while the pen moves.
+    public private(set) var liveStrokes: Set<StrokeID> = []
 
     /// How many drawings and erasures undo can take back.
     public static let historyLimit = 200
@@ -92,6 +94,29 @@ public struct Replica: Sendable {
             let drawn = Drawing.draw(points, weight: weight, colour: colour, recognize: recognize, id: id, shapeID: shapeID)
             if !drawn.operations.isEmpty { record(.stroke(drawn.shape == .none ? id : shapeID)) }
             return LocalEdit(operations: drawn.operations, shape: drawn.shape)
+        case .begin(let points, let weight, let colour):
+            let id = nextStrokeID()
+            let drawn = Drawing.draw(points, weight: weight, colour: colour, recognize: false, id: id, shapeID: id)
+            if !drawn.operations.isEmpty { liveStrokes.insert(id) }
+            return LocalEdit(operations: drawn.operations, shape: .none)
+        case .extend(let id, let points):
+            // Points go after those already placed: only this replica appends to its live strokes.
+            guard liveStrokes.contains(id), !points.isEmpty, let stroke = document[id] else {
+                return LocalEdit(operations: [], shape: .none)
+            }
+            return LocalEdit(operations: [.append(id, points: points, offset: stroke.points.count)], shape: .none)
+        case .end(let id, let recognize):
+            guard liveStrokes.remove(id) != nil, let stroke = document[id], let header = stroke.header else {
+                return LocalEdit(operations: [], shape: .none)
+            }
+            guard recognize else {
+                record(.stroke(id))
+                return LocalEdit(operations: [], shape: .none)
+            }
+            let shapeID = nextStrokeID(after: id)
+            let shape = Drawing.shapeReplacing(stroke.points, weight: header.weight, colour: header.colour, id: id, shapeID: shapeID)
+            record(.stroke(shape.shape == .none ? id : shapeID))
+            return LocalEdit(operations: shape.operations, shape: shape.shape)
         case .erase(let points, let radius):
             let index = eraserIndex ?? SpatialIndex(document: document)
             eraserIndex = index

@@ -55,6 +55,19 @@ public struct RoomSession: Sendable {
         transports[transport]?.members ?? []
     }
 
+    /// What the session knows of each of its transports now, in identifier order.
+    public var transportStatus: [TransportStatus] {
+        transports.sorted { $0.key < $1.key }.map { id, state in
+            TransportStatus(
+                transport: id, isUp: state.isUp, members: state.members.sorted(),
+                unacceptedOperations: state.outbox.count + state.inFlight.values.reduce(0) { $0 + $1.count },
+                syncing: state.syncing.count)
+        }
+    }
+
+    /// The members who drew in the last seconds (what `SessionEvent.drawing` reported last).
+    public var drawingMembers: [Author] { drawing.sorted() }
+
     /// Whether a member has sent a sync message on this transport since it joined: it
     /// speaks the sync extension (a peer of the original protocol never does).
     public func speaksSync(_ peer: PeerID, on transport: TransportID) -> Bool {

@@ -7,9 +7,19 @@ public import CanvasCore
 /// `{"action":"draw","points":[[x,y],…],"weight":w,"colour":[r,g,b],"recognize":true|false}`
 /// `{"action":"erase","points":[[x,y],…],"radius":r}`
 /// `{"action":"undo"}`, `{"action":"redo"}`
+/// `{"action":"begin","points":[[x,y],…],"weight":w,"colour":[r,g,b]}`,
+/// `{"action":"extend","stroke":"ID","points":[[x,y],…]}`, `{"action":"end","stroke":"ID","recognize":true|false}`
 public enum LocalAction: Hashable, Sendable {
     /// A finished stroke; with `recognize`, a recognised shape replaces it.
     case draw(points: [Point], weight: Double, colour: Colour, recognize: Bool)
+    /// Pen down: a new stroke drawn live, sent while the pen moves. Its ADD (and an APPEND
+    /// of the other points) names the stroke that `extend` and `end` take.
+    case begin(points: [Point], weight: Double, colour: Colour)
+    /// More points of a live stroke begun here, while the pen moves.
+    case extend(stroke: StrokeID, points: [Point])
+    /// Pen up: the live stroke is finished (undo can take it back); with `recognize`, a
+    /// recognised shape replaces it as for `draw`.
+    case end(stroke: StrokeID, recognize: Bool)
     /// The eraser, a circle of `radius` swept along `points`.
     case erase(points: [Point], radius: Double)
     /// Takes back the last drawing or erasing done here that is not undone yet.
@@ -38,16 +48,22 @@ public enum LocalAction: Hashable, Sendable {
         guard case .string(let name) = kind else {
             throw ProtocolError(.wrongType, path: "action", "expected a string, got \(kind.excerpt)")
         }
-        switch name {
-        case "undo": return .undo
-        case "redo": return .redo
-        default: break
-        }
         func required(_ key: String) throws(ProtocolError) -> JSONValue {
             guard let value = members[key], value != .null else {
                 throw ProtocolError(.missingField, path: "\(name).\(key)", "missing field")
             }
             return value
+        }
+        func recognize() throws(ProtocolError) -> Bool {
+            try members["recognize"].flatMap { value throws(ProtocolError) in
+                value == .null ? nil : try Validate.bool(value, "\(name).recognize")
+            } ?? false
+        }
+        switch name {
+        case "undo": return .undo
+        case "redo": return .redo
+        case "end": return .end(stroke: try Validate.identifier(required("stroke"), "end.stroke"), recognize: try recognize())
+        default: break
         }
         let points = try Validate.points(required("points"), "\(name).points")
         guard !points.isEmpty else {
@@ -55,17 +71,21 @@ public enum LocalAction: Hashable, Sendable {
         }
         switch name {
         case "draw":
-            let recognize = try members["recognize"].flatMap { value throws(ProtocolError) in
-                value == .null ? nil : try Validate.bool(value, "draw.recognize")
-            } ?? false
             return .draw(
                 points: points, weight: try Validate.positiveNumber(required("weight"), "draw.weight"),
-                colour: try Validate.colour(required("colour"), "draw.colour"), recognize: recognize)
+                colour: try Validate.colour(required("colour"), "draw.colour"), recognize: try recognize())
+        case "begin":
+            return .begin(
+                points: points, weight: try Validate.positiveNumber(required("weight"), "begin.weight"),
+                colour: try Validate.colour(required("colour"), "begin.colour"))
+        case "extend":
+            return .extend(stroke: try Validate.identifier(required("stroke"), "extend.stroke"), points: points)
         case "erase":
             return .erase(points: points, radius: try Validate.positiveNumber(required("radius"), "erase.radius"))
         default:
             throw ProtocolError(
-                .invalidValue, path: "action", "expected \"draw\", \"erase\", \"undo\" or \"redo\", got \(kind.excerpt)")
+                .invalidValue, path: "action",
+                "expected \"draw\", \"erase\", \"begin\", \"extend\", \"end\", \"undo\" or \"redo\", got \(kind.excerpt)")
         }
     }
 }

@@ -221,6 +221,7 @@ public final class Node: Service, Sendable {
                 switch input {
                 case .local(_, _, let reply): reply.resume(throwing: NodeError(.notRunning, "the node has stopped"))
                 case .document(_, let reply): reply.resume(throwing: NodeError(.notRunning, "the node has stopped"))
+                case .status(let reply): reply.resume(throwing: NodeError(.notRunning, "the node has stopped"))
                 case .client, .lan, .transport, .tick, .stop: break
                 }
             }
@@ -271,6 +272,17 @@ public final class Node: Service, Sendable {
         try await ask(room) { .document(room: $0, reply: $1) }
     }
 
+    /// Each room's size, transports and members now. Asked before the node runs, it waits
+    /// for it; after it stopped, it throws.
+    public func status() async throws -> NodeStatus {
+        try await withCheckedThrowingContinuation { reply in
+            guard case .enqueued = inbox.yield(.status(reply: reply)) else {
+                reply.resume(throwing: NodeError(.notRunning, "the node has stopped"))
+                return
+            }
+        }
+    }
+
     /// `room`'s drawing as a standalone SVG document.
     public func svg(of room: String) async throws -> [UInt8] {
         SVGExporter.export(try await document(of: room))
@@ -310,6 +322,7 @@ enum NodeInput: Sendable {
     case transport(room: Int, SessionInput)
     case local(room: Int, LocalEdit, reply: CheckedContinuation<[CanvasCore.Operation], any Error>)
     case document(room: Int, reply: CheckedContinuation<Document, any Error>)
+    case status(reply: CheckedContinuation<NodeStatus, any Error>)
     case tick
     case stop
 

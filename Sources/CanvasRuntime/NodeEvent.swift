@@ -15,6 +15,9 @@ public enum NodeEvent: Sendable, Hashable {
     /// Operations changed a room's document: how many, how many points they placed, and
     /// who sent them (`TRANSPORT/MEMBER`; nil: drawn here).
     case applied(room: String, operations: Int, points: Int, author: String?)
+    /// The strokes that operations just changed (built only for a subscriber that asks
+    /// for `changed` by name, or for every event: a page's view of the room follows it).
+    case changed(room: String, strokes: [String])
     /// A member joined or left a room on a transport (`xmpp` or `lan`).
     case memberJoined(room: String, member: String, via: String)
     case memberLeft(room: String, member: String, via: String)
@@ -74,6 +77,7 @@ public enum NodeEvent: Sendable, Hashable {
         case .stopped: "stopped"
         case .state: "state"
         case .applied: "applied"
+        case .changed: "changed"
         case .memberJoined: "member_joined"
         case .memberLeft: "member_left"
         case .drawing: "drawing"
@@ -101,7 +105,7 @@ public enum NodeEvent: Sendable, Hashable {
 
     /// Every event's name.
     public static let names: Set<String> = [
-        "started", "stopped", "state", "applied", "member_joined", "member_left", "drawing", "sync_started",
+        "started", "stopped", "state", "applied", "changed", "member_joined", "member_left", "drawing", "sync_started",
         "sync_finished", "rejected", "error", "exported", "online", "offline", "joined", "join_retry", "caught_up", "left",
         "nickname", "xmpp_relay", "lan_started", "gateway", "lan_stats", "traced", "xmpp_stats",
         "sync_stats",
@@ -111,7 +115,7 @@ public enum NodeEvent: Sendable, Hashable {
     public var room: String? {
         switch self {
         case .started, .stopped, .online, .offline: nil
-        case .state(let room, _, _, _), .applied(let room, _, _, _), .memberJoined(let room, _, _),
+        case .state(let room, _, _, _), .applied(let room, _, _, _), .changed(let room, _), .memberJoined(let room, _, _),
             .memberLeft(let room, _, _), .drawing(let room, _), .syncStarted(let room, _, _),
             .syncFinished(let room, _, _), .rejected(let room, _, _, _), .error(let room, _), .exported(let room, _),
             .joined(let room, _, _), .joinRetry(let room, _), .caughtUp(let room, _, _), .left(let room, _, _),
@@ -134,6 +138,8 @@ public enum NodeEvent: Sendable, Hashable {
             line = line.field("room", room).field("digest", digest).field("strokes", strokes).field("points", points)
         case .applied(let room, let operations, let points, let author):
             line = line.field("room", room).field("operations", operations).field("points", points).field("author", author)
+        case .changed(let room, let strokes):
+            line = line.field("room", room).field("strokes", strokes)
         case .memberJoined(let room, let member, let via), .memberLeft(let room, let member, let via),
             .syncStarted(let room, let member, let via), .syncFinished(let room, let member, let via):
             line = line.field("room", room).field("member", member).field("via", via)

@@ -140,6 +140,12 @@ final class EventSubscribers: Sendable {
         return NodeEvents(stream: stream, subscriber: subscriber)
     }
 
+    /// Whether a subscriber wants the events named `name`: an event nobody wants need
+    /// not be built.
+    func anyoneWants(_ name: String) -> Bool {
+        state.withLock { state in state.subscribers.values.contains { $0.names?.contains(name) ?? true } }
+    }
+
     /// Hands `event` to every subscriber that wants it.
     func publish(_ event: NodeEvent) {
         let subscribers = state.withLock { Array($0.subscribers.values) }

@@ -168,6 +168,8 @@ final class NodeLoop {
                 reply.resume(with: local(edit, in: replicas[room]))
             case .document(let room, let reply):
                 reply.resume(returning: replicas[room].document)
+            case .status(let reply):
+                reply.resume(returning: NodeStatus(node: replicas.first?.session.nodeID ?? "", rooms: replicas.map(\.status)))
             case .tick:
                 tick()
                 if !links.isEmpty, lanLinks.isEmpty, extraLinks.isEmpty, links.allSatisfy(\.failedPermanently) {
@@ -232,7 +234,8 @@ final class NodeLoop {
             replicas.append(
                 RoomReplica(
                     name: name, nodeID: store?.nodeID ?? fallbackID, store: store, restoring: operations, clock: clock,
-                    logger: logger, tracePrefix: configuration.traceStrokePrefix, emit: emit))
+                    logger: logger, tracePrefix: configuration.traceStrokePrefix, emit: emit,
+                    wants: { [subscribers] name in subscribers.anyoneWants(name) }))
         }
     }
 

@@ -42,6 +42,8 @@ final class RoomReplica {
     private let clock: NodeClock
     private let logger: Logger
     private let emit: (NodeEvent) -> Void
+    /// Whether anyone wants the events of a name (those costly to build are built only then).
+    private let wants: (String) -> Bool
     private var transports: [TransportID: any RoomTransport] = [:]
     private var timerDeadline: Duration?
     /// The digest root last reported in a `state` event.
@@ -55,8 +57,10 @@ final class RoomReplica {
     /// memory only), tracing the strokes whose identifiers start with `tracePrefix`.
     init(
         name: String, nodeID: String, store: RoomStore?, restoring operations: [CanvasCore.Operation], clock: NodeClock,
-        logger: Logger, tracePrefix: String? = nil, emit: @escaping (NodeEvent) -> Void
+        logger: Logger, tracePrefix: String? = nil, emit: @escaping (NodeEvent) -> Void,
+        wants: @escaping (String) -> Bool = { _ in false }
     ) {
+        self.wants = wants
         self.name = name
         self.tracePrefix = tracePrefix.map { Array($0.utf8) }
         stored = store.map(StoredReplica.init)
@@ -124,6 +128,15 @@ final class RoomReplica {
     }
 
     func markExported() { changedSinceExport = false }
+
+    /// The room as it is now.
+    var status: RoomStatus {
+        let document = session.document
+        return RoomStatus(
+            name: name, digest: document.digest.rootHex, strokes: document.strokeCount, points: document.drawablePointCount,
+            transports: session.transportStatus,
+            drawing: session.drawingMembers.map { "\($0.transport)/\($0.peer)" })
+    }
 
     /// Performs the session's actions in order; returns the local operations persisted,
     /// or the error that stopped them (nothing after a failed `.persistLocal` is done).
@@ -193,6 +206,11 @@ final class RoomReplica {
     private func report(_ event: SessionEvent) {
         switch event {
         case .applied(let applied):
+            if wants("changed") {
+                var seen = Set<StrokeID>()
+                let strokes = applied.compactMap { seen.insert($0.operation.strokeID).inserted ? $0.operation.strokeID.rawValue : nil }
+                emit(.changed(room: name, strokes: strokes))
+            }
             // One event per run of operations from the same author (a batch mixes authors).
             var start = 0
             while start < applied.count {

@@ -1,5 +1,5 @@
 public import CanvasCore
-import CanvasGeometry
+public import CanvasGeometry
 
 /// A document as a standalone SVG 1.1 file.
 ///
@@ -64,12 +64,26 @@ public enum SVGExporter {
 
     /// `<path d="M… C…" …/>` for one visible run.
     private static func appendPath(_ run: [CubicBezier], header: StrokeHeader, to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: #"<path d="M"#.utf8)
+        bytes.append(contentsOf: #"<path d=""#.utf8)
+        appendPathData(run, isShape: header.isShape, to: &bytes)
+        bytes.append(contentsOf: #"" fill="none" stroke=""#.utf8)
+        appendColour(header.colour, to: &bytes)
+        bytes.append(contentsOf: #"" stroke-width=""#.utf8)
+        bytes.appendCanonical(maxBytes: CanonicalWriter.maxNumberBytes) { number(header.weight, &$0) }
+        bytes.append(contentsOf: #"" stroke-linecap="round" stroke-linejoin="round"/>"#.utf8)
+        bytes.append(UInt8(ascii: "\n"))
+    }
+
+    /// The path data of one visible run (`M x,y C … ` for a hand-drawn stroke, `M x,y L …`
+    /// for a shape), coordinates rounded as in the file: what a page hands to `Path2D` to
+    /// draw a stroke exactly as the export does.
+    public static func appendPathData(_ run: [CubicBezier], isShape: Bool, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "M"))
         bytes.appendCanonical(maxBytes: 2 * CanonicalWriter.maxNumberBytes + 1) { point(run[0].p0, &$0) }
         let perCurve = 6 * (CanonicalWriter.maxNumberBytes + 1) + 2
         bytes.appendCanonical(maxBytes: run.count * perCurve) { writer in
             for curve in run {
-                if header.isShape {
+                if isShape {
                     writer.literal("L")
                     point(curve.p3, &writer)
                 } else {
@@ -82,12 +96,11 @@ public enum SVGExporter {
                 }
             }
         }
-        bytes.append(contentsOf: #"" fill="none" stroke=""#.utf8)
-        appendColour(header.colour, to: &bytes)
-        bytes.append(contentsOf: #"" stroke-width=""#.utf8)
-        bytes.appendCanonical(maxBytes: CanonicalWriter.maxNumberBytes) { number(header.weight, &$0) }
-        bytes.append(contentsOf: #"" stroke-linecap="round" stroke-linejoin="round"/>"#.utf8)
-        bytes.append(UInt8(ascii: "\n"))
+    }
+
+    /// A coordinate as the file writes it: rounded to 1/100 px, shortest form.
+    public static func appendCoordinate(_ value: Double, to bytes: inout [UInt8]) {
+        bytes.appendCanonical(maxBytes: CanonicalWriter.maxNumberBytes) { number(value, &$0) }
     }
 
     /// `<circle …/>` for a stroke of one point: the dot a pen leaves.
@@ -103,7 +116,8 @@ public enum SVGExporter {
         bytes.append(contentsOf: "\"/>\n".utf8)
     }
 
-    private static func appendColour(_ colour: Colour, to bytes: inout [UInt8]) {
+    /// `#rrggbb`, as the file writes a stroke's colour.
+    public static func appendColour(_ colour: Colour, to bytes: inout [UInt8]) {
         let hex = Array("0123456789abcdef".utf8)
         bytes.append(UInt8(ascii: "#"))
         for component in [colour.red, colour.green, colour.blue] {

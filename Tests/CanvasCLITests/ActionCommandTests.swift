@@ -80,7 +80,7 @@ struct ActionCommandTests {
             outcome.standardError == """
                 \(file):1: error: draw.points[1][1]: expected a finite number, got "x"
                 \(file):2: error: erase.radius: expected a number greater than 0, got 0
-                \(file):3: error: action: expected "draw", "erase", "undo" or "redo", got "paint"
+                \(file):3: error: action: expected "draw", "erase", "begin", "extend", "end", "undo" or "redo", got "paint"
                 \(file):4: error: draw.points: expected at least one point
 
                 """)

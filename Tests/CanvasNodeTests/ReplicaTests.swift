@@ -52,6 +52,39 @@ import Testing
         #expect(replica.edit(for: Self.draw()).operations[0].strokeID == StrokeID("me_3"))
     }
 
+    /// A stroke drawn live (pen down, moves, pen up) ends as the same operations a finished
+    /// `draw` makes, split where the pen paused; ending it with recognition replaces it by
+    /// the shape, and undo takes back what was drawn.
+    @Test func aLiveStrokeGrowsWhileThePenMovesAndEndsLikeADrawnOne() {
+        var live = Replica(author: "me")
+        func perform(_ action: LocalAction, on replica: inout Replica) -> [CanvasCore.Operation] {
+            let edit = replica.edit(for: action)
+            for operation in edit.operations { _ = replica.apply(operation) }
+            return edit.operations
+        }
+        let line = (0..<40).map { step in Point(x: Double(step) * 5, y: step % 2 == 0 ? 0.4 : -0.4) }
+        let begun = perform(.begin(points: [line[0]], weight: 2, colour: .black), on: &live)
+        #expect(begun == [.add(StrokeID("me_1"), StrokeHeader(weight: 2, colour: .black, start: line[0]))])
+        let id = begun[0].strokeID
+        #expect(live.liveStrokes == [id])
+        #expect(perform(.extend(stroke: id, points: Array(line[1..<20])), on: &live) == [.append(id, points: Array(line[1..<20]), offset: 1)])
+        #expect(perform(.extend(stroke: id, points: Array(line[20...])), on: &live) == [.append(id, points: Array(line[20...]), offset: 20)])
+        #expect(perform(.extend(stroke: StrokeID("someone_1"), points: [line[0]]), on: &live).isEmpty, "only strokes begun here grow")
+        var drawn = Replica(author: "me")
+        _ = perform(.draw(points: line, weight: 2, colour: .black, recognize: true), on: &drawn)
+        let ended = perform(.end(stroke: id, recognize: true), on: &live)
+        #expect(ended.map(\.strokeID) == [id, StrokeID("me_2"), StrokeID("me_2")], "erased, then the line as me_2")
+        #expect(live.liveStrokes.isEmpty)
+        #expect(live.document.digest.rootHex == drawn.document.digest.rootHex, "the same room as a finished draw")
+        #expect(perform(.extend(stroke: id, points: [line[0]]), on: &live).isEmpty, "an ended stroke no longer grows")
+        #expect(perform(.undo, on: &live) == [.removeStroke(StrokeID("me_2"))])
+        // Without recognition, pen up sends nothing more, and undo removes the stroke.
+        let plain = perform(.begin(points: [Point(x: 0, y: 0), Point(x: 9, y: 9)], weight: 3, colour: .black), on: &live)
+        #expect(plain.count == 2)
+        #expect(perform(.end(stroke: plain[0].strokeID, recognize: false), on: &live).isEmpty)
+        #expect(perform(.undo, on: &live) == [.removeStroke(plain[0].strokeID)])
+    }
+
     /// A replica restored from its store, or one that hears its own old strokes from its
     /// peers, never names a new stroke like an existing one.
     @Test func theCounterSkipsIdentifiersTheRoomAlreadyHolds() {

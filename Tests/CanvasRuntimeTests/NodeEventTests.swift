@@ -9,7 +9,8 @@ import Testing
 @Suite struct NodeEventTests {
     static let everyKind: [NodeEvent] = [
         .started(node: "n", rooms: ["r"]), .stopped, .state(room: "r", digest: "00", strokes: 1, points: 2),
-        .applied(room: "r", operations: 1, points: 2, author: nil), .memberJoined(room: "r", member: "m", via: "lan"),
+        .applied(room: "r", operations: 1, points: 2, author: nil), .changed(room: "r", strokes: ["a_1", "b_2"]),
+        .memberJoined(room: "r", member: "m", via: "lan"),
         .memberLeft(room: "r", member: "m", via: "lan"), .drawing(room: "r", members: ["lan/m"]),
         .syncStarted(room: "r", member: "m", via: "lan"), .syncFinished(room: "r", member: "m", via: "lan"),
         .rejected(room: "r", member: "m", via: "lan", error: "e"), .error(room: "r", message: "e"),
