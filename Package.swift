@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "XMPP", targets: ["XMPP"]),
         .library(name: "CanvasRuntime", targets: ["CanvasRuntime"]),
         .library(name: "LANCluster", targets: ["LANCluster"]),
+        .library(name: "CanvasWeb", targets: ["CanvasWeb"]),
         .executable(name: "canvas", targets: ["canvas"]),
     ],
     dependencies: [
@@ -26,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .target(name: "CanvasCore", swiftSettings: strict),
@@ -65,12 +68,23 @@ let package = Package(
             ],
             swiftSettings: strict),
         .target(
+            name: "CanvasWeb",
+            dependencies: [
+                "CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG", "CanvasNode", "CanvasRuntime",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            resources: [.copy("Page")],
+            swiftSettings: strict),
+        .target(
             name: "CanvasBench", dependencies: ["CanvasCore", "CanvasProtocol"], swiftSettings: strict),
         .executableTarget(
             name: "canvas",
             dependencies: [
                 "CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG", "CanvasStore", "CanvasNode", "CanvasBench",
-                "CanvasRuntime", "LANCluster", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "CanvasRuntime", "CanvasWeb", "LANCluster", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -110,6 +124,9 @@ let package = Package(
                 "XMPP", "CanvasTestSupport", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "CanvasWebTests", dependencies: ["CanvasWeb", "CanvasCore", "CanvasProtocol", "CanvasNode", "CanvasRuntime"],
             swiftSettings: strict),
         .testTarget(name: "CanvasCLITests", dependencies: ["canvas", "EmbeddedNode"], swiftSettings: strict),
         .testTarget(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CanvasRuntime
+import CanvasWeb
 import Foundation
 import LANCluster
 import Logging
@@ -116,6 +117,18 @@ struct Join: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Authenticate every LAN datagram with the room key in this file.", valueName: "FILE"))
     var lanKeyFile: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Serve the page (draw in a browser), /healthz and /metrics on ADDRESS:PORT (e.g. 127.0.0.1:8080; port 0: any).",
+            valueName: "ADDRESS:PORT"))
+    var http: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The page's access token, in this file (one line). Required beyond loopback; without it a random token is printed in the URL.",
+            valueName: "FILE"))
+    var httpTokenFile: String?
+
     @Option(help: .private)  // Seconds between LAN beacons (tests shorten it).
     var lanBeaconInterval: Double?
 
@@ -152,12 +165,44 @@ struct Join: AsyncParsableCommand {
                     "--events-only: no event is named \"\(unknown)\"; known: \(NodeEvent.names.sorted().joined(separator: ", "))")
             }
         }
+        if let http, WebListenAddress(http) == nil {
+            throw ValidationError("--http \(http) is not ADDRESS:PORT (e.g. 127.0.0.1:8080, [::1]:8080)")
+        }
+        if httpTokenFile != nil && http == nil { throw ValidationError("--http-token-file needs --http ADDRESS:PORT") }
         if memory && store != nil {
             throw ValidationError("--store and --memory contradict each other: choose one")
         }
         if insecureSkipTLSVerify && caFile != nil {
             throw ValidationError("--ca-file and --insecure-skip-tls-verify contradict each other: choose one")
         }
+    }
+
+    /// The page's server, with `--http`: started before the node, so that a page opened
+    /// at once waits for it; its URL is printed on standard error.
+    private func startWebServer(for node: Node, logger: Logger) async throws -> WebServer? {
+        guard let http, let address = WebListenAddress(http) else { return nil }
+        var token: String?
+        if let httpTokenFile {
+            do {
+                token = try String(contentsOfFile: httpTokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            } catch {
+                throw ValidationError("cannot read the token file \(httpTokenFile): \(error.localizedDescription)")
+            }
+            if token?.isEmpty != false { throw ValidationError("the token file \(httpTokenFile) is empty") }
+        } else if !address.isLoopback {
+            token = WebAccess.randomToken()
+        }
+        let server: WebServer
+        do {
+            server = try WebServer(
+                node: node, configuration: WebServer.Configuration(host: address.host, port: address.port, token: token), logger: logger)
+            try await server.start()
+        } catch {
+            logger.critical("cannot serve the page: \(error)")
+            throw ExitCode(1)
+        }
+        FileHandle.standardError.write(Data("canvas: the page is at \(server.url ?? http)\n".utf8))
+        return server
     }
 
     func run() async throws {
@@ -229,6 +274,8 @@ struct Join: AsyncParsableCommand {
                 for await event in events { output.write(event.ndjson) }
             }
         }
+        let web = try await startWebServer(for: node, logger: logger)
+        defer { if let web { Task { await web.stop() } } }
         StandardInput.feed(
             node, room: rooms[0], on: EventLoopTaskExecutor(loopGroup.next()), output: output, logger: logger)
         let group = ServiceGroup(
@@ -399,4 +446,24 @@ struct JoinConfigFile {
         }
         return file
     }
+}
+
+/// `--http ADDRESS:PORT`: `127.0.0.1:8080`, `[::1]:8080`, `0.0.0.0:0`.
+struct WebListenAddress {
+    var host: String
+    var port: Int
+
+    init?(_ text: String) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
+            return nil
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { return nil }
+        self.host = host
+        self.port = port
+    }
+
+    /// Whether only this machine can reach it.
+    var isLoopback: Bool { host == "localhost" || host == "::1" || host.hasPrefix("127.") }
 }

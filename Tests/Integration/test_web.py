@@ -1,0 +1,304 @@
+"""The page in a real browser: two `canvas join --http` nodes on the LAN, a page on each in
+headless Chromium (Debian's chromium and chromium-driver, driven by selenium), drawing with
+real pointer input.
+
+Run by scripts/test; alone: `python3 Tests/Integration/test_web.py` with CANVAS_BIN set and
+selenium importable (scripts/test's venv). Screenshots of each step go to
+$CANVAS_WEB_SCREENSHOTS (default: web-screenshots/ in the test's folder)."""
+
+import json
+import os
+import random
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import urllib.error
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(__file__))
+from canvasnode import Node, multicast_interface  # noqa: E402
+
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.actions.action_builder import ActionBuilder  # noqa: E402
+from selenium.webdriver.common.actions.pointer_input import PointerInput  # noqa: E402
+from selenium.webdriver.common.actions import interaction  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+
+CANVAS = os.environ.get("CANVAS_BIN", ".build/debug/canvas")
+SCREENSHOTS = os.environ.get("CANVAS_WEB_SCREENSHOTS", os.path.join(os.path.dirname(os.path.abspath(CANVAS)), "web-screenshots"))
+
+
+def lan_interface():
+    """The interface the nodes cluster on: the default one, or loopback when it has multicast."""
+    name = multicast_interface()
+    if name:
+        return name
+    links = subprocess.run(["ip", "-o", "link", "show", "lo"], capture_output=True, text=True).stdout
+    return "lo" if "MULTICAST" in links else None
+
+
+def free_udp_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("0.0.0.0", 0))
+        return s.getsockname()[1]
+
+
+class WebNode(Node):
+    """A LAN-only `canvas join` serving its page on a free loopback port."""
+
+    def __init__(self, name, work, port, group, interface, extra=()):
+        super().__init__(CANVAS, name, "board", None, None, {}, os.path.join(work, name), log_dir=os.path.join(work, "logs"))
+        self.lan = (port, group, interface)
+        self.extra = list(extra)
+        self.url = None
+        with socket.socket() as probe:  # a fixed port, so that a restarted node is where its page looks
+            probe.bind(("127.0.0.1", 0))
+            self.http_port = probe.getsockname()[1]
+
+    def command(self):
+        port, group, interface = self.lan
+        return [self.canvas, "join", "--room", "board", "--store", self.store, "--events", "--log-level", "info",
+                "--lan", "--lan-port", str(port), "--lan-group", group, "--lan-interface", interface,
+                "--lan-beacon-interval", "0.25", "--http", f"127.0.0.1:{self.http_port}"] + self.extra
+
+    def start(self):
+        super().start()
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with open(self.log_path) as log:
+                found = re.search(r"the page is at (\S+)", log.read())
+            if found:
+                self.url = found.group(1)
+                return self
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise AssertionError(f"{self.name} printed no page URL:\n{self.tail()}")
+
+    def health(self):
+        with urllib.request.urlopen(self.url.split("?")[0] + "healthz", timeout=5) as response:
+            return json.load(response)
+
+
+def start_browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1100,800",
+                     "--force-device-scale-factor=1"]:
+        options.add_argument(argument)
+    service = Service(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver")
+    return webdriver.Chrome(options=options, service=service)
+
+
+class Page:
+    """One browser tab on a node's page."""
+
+    def __init__(self, browser, url, name):
+        self.browser, self.name = browser, name
+        browser.switch_to.new_window("tab")
+        self.handle = browser.current_window_handle
+        browser.get(url)
+        self.wait(lambda: self.js("return window.canvasPage && window.canvasPage.online"), "the page online")
+
+    def focus(self):
+        self.browser.switch_to.window(self.handle)
+
+    def js(self, script, *args):
+        self.focus()
+        return self.browser.execute_script(script, *args)
+
+    def wait(self, predicate, what, timeout=15):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if predicate():
+                return
+            time.sleep(0.05)
+        raise AssertionError(f"{self.name}: timed out waiting for {what}")
+
+    def ink(self, x, y, radius=3):
+        """How many pixels around (x, y) of the drawing layer hold ink."""
+        return self.js("""
+            const [x, y, r] = arguments;
+            const canvas = document.getElementById('base');
+            const data = canvas.getContext('2d').getImageData(x - r, y - r, 2 * r + 1, 2 * r + 1).data;
+            let inked = 0;
+            for (let i = 3; i < data.length; i += 4) if (data[i] > 64) inked++;
+            return inked;""", x, y, radius)
+
+    def drag(self, points, pointer="pen"):
+        """A real pointer down at the first point, moves through the others, up at the last."""
+        self.focus()
+        kind = interaction.POINTER_PEN if pointer == "pen" else interaction.POINTER_MOUSE
+        builder = ActionBuilder(self.browser, mouse=PointerInput(kind, pointer), duration=8)
+        builder.pointer_action.move_to_location(*points[0])
+        builder.pointer_action.pointer_down()
+        for x, y in points[1:]:
+            builder.pointer_action.move_to_location(x, y)
+        builder.pointer_action.pointer_up()
+        builder.perform()
+
+    def click(self, element_id):
+        self.focus()
+        self.browser.find_element("id", element_id).click()
+
+    def screenshot(self, step):
+        self.focus()
+        os.makedirs(SCREENSHOTS, exist_ok=True)
+        self.browser.save_screenshot(os.path.join(SCREENSHOTS, f"{step}-{self.name}.png"))
+
+
+def wobbly_line(x0, x1, y, steps=40):
+    return [(int(x0 + (x1 - x0) * i / steps), int(y + (2 if i % 2 else -2))) for i in range(steps + 1)]
+
+
+def rough_rectangle(left, top, right, bottom):
+    rng = random.Random(7)
+    corners = [(left, top), (right, top), (right, bottom), (left, bottom), (left + 3, top + 4)]
+    points = []
+    for (xa, ya), (xb, yb) in zip(corners, corners[1:]):
+        for i in range(12):
+            t = i / 12
+            points.append((int(xa + (xb - xa) * t + rng.uniform(-2, 2)), int(ya + (yb - ya) * t + rng.uniform(-2, 2))))
+    points.append(corners[-1])
+    return points
+
+
+@unittest.skipIf(lan_interface() is None, "no interface with multicast here")
+class PageInABrowser(unittest.TestCase):
+    """Everything in one scenario, in order, on one pair of nodes (a browser start costs)."""
+
+    def setUp(self):
+        self.work = tempfile.mkdtemp(prefix="canvas-web-")
+        port, group = free_udp_port(), f"239.255.{random.randrange(1, 255)}.{random.randrange(1, 255)}"
+        self.a = WebNode("a", self.work, port, group, lan_interface()).start()
+        self.b = WebNode("b", self.work, port, group, lan_interface()).start()
+        self.browser = start_browser()
+        self.first_tab = self.browser.current_window_handle
+
+    def tearDown(self):
+        self.browser.quit()
+        for node in (self.a, self.b):
+            if node.process and node.process.poll() is None:
+                node.kill()
+
+    def converged(self, points=None):
+        health = [node.health()["rooms"][0] for node in (self.a, self.b)]
+        return health[0]["digest"] == health[1]["digest"] and (points is None or health[0]["points"] >= points)
+
+    def wait_converged(self, what, timeout=20):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.converged():
+                return
+            time.sleep(0.1)
+        raise AssertionError(f"nodes did not converge after {what}: {self.a.health()} / {self.b.health()}")
+
+    def test_two_pages_draw_erase_recognise_undo_download_reconnect(self):
+        a = Page(self.browser, self.a.url, "a")
+        b = Page(self.browser, self.b.url, "b")
+        b.wait(lambda: len(b.js("return window.canvasPage.status ? window.canvasPage.status.transports[0].members : []")) == 1,
+               "node b to see node a on the LAN")
+
+        # 1. A line drawn on page A appears on page B, and in node B's replica.
+        line = wobbly_line(150, 450, 300)
+        a.drag(line)
+        b.wait(lambda: b.ink(300, 300) > 0 and b.ink(160, 300) > 0 and b.ink(440, 300) > 0, "A's line on page B")
+        self.assertEqual(b.ink(300, 400), 0, "nothing drawn where A drew nothing")
+        self.wait_converged("the line")
+        self.assertGreaterEqual(self.b.health()["rooms"][0]["points"], len(line) // 2)
+        self.assertGreaterEqual(a.js("return window.canvasPage.stats.partialRedraws"), 1, "a change redraws only its area")
+        a.screenshot("1-line-drawn")
+        b.screenshot("1-line-arrived")
+
+        # 2. A partial erase on B: the middle of the line goes, on A too; its ends stay.
+        b.click("tool-eraser")
+        b.drag([(300, 260), (300, 300), (300, 340)], pointer="mouse")
+        a.wait(lambda: a.ink(300, 300) == 0, "the erased middle gone from page A")
+        self.assertGreater(a.ink(160, 300), 0, "the left end stays")
+        self.assertGreater(a.ink(440, 300), 0, "the right end stays")
+        self.wait_converged("the erasure")
+        a.screenshot("2-partly-erased")
+        b.click("tool-pen")
+
+        # 3. A rough rectangle with recognition on becomes a rectangle on both pages.
+        a.click("recognize")
+        strokes_before = b.js("return window.canvasPage.strokeCount")
+        a.drag(rough_rectangle(150, 380, 450, 540))
+        shape = "return [...window.canvasPage.strokeIDs()].filter(id => window.canvasPage.isShape(id)).length"
+        for page in (a, b):
+            page.wait(lambda page=page: page.js(shape) == 1, f"the recognised rectangle on page {page.name}")
+        self.assertEqual(b.js("return window.canvasPage.strokeCount"), strokes_before + 1, "the rough stroke was replaced")
+        self.assertGreater(b.ink(300, 380, 4), 0, "the rectangle's top side")
+        self.assertGreater(b.ink(150, 460, 4), 0, "the rectangle's left side")
+        self.wait_converged("the rectangle")
+        b.screenshot("3-rectangle-recognised")
+
+        # 4. Undo takes the rectangle back everywhere; redo brings it back.
+        a.click("undo")
+        b.wait(lambda: b.js(shape) == 0, "the rectangle undone on page B")
+        self.assertEqual(b.ink(300, 380, 4), 0)
+        a.click("redo")
+        b.wait(lambda: b.js(shape) == 1, "the rectangle redone on page B")
+        self.wait_converged("undo and redo")
+        b.screenshot("4-undo-redo")
+
+        # 5. The SVG the page downloads is `canvas export` of the room.
+        a.focus()
+        downloaded = self.browser.execute_async_script(
+            "const done = arguments[0]; fetch(document.getElementById('download').href).then(r => r.text()).then(done);")
+        self.a.stop()
+        exported = subprocess.run([CANVAS, "export", "--store", self.a.store, "--room", "board", "--output", "-"],
+                                  capture_output=True, text=True, check=True).stdout
+        self.assertEqual(downloaded, exported, "the page's SVG equals canvas export")
+
+        # 6. Node A restarts: its page reconnects by itself and shows everything again.
+        a.wait(lambda: not a.js("return window.canvasPage.online"), "page A to see its node gone")
+        a.screenshot("5-node-stopped")
+        self.a.start()
+        a.wait(lambda: a.js("return window.canvasPage.online"), "page A back online", timeout=30)
+        a.wait(lambda: a.js("return window.canvasPage.strokeCount") == b.js("return window.canvasPage.strokeCount"),
+               "page A showing the whole room again")
+        self.assertGreater(a.ink(160, 300), 0)
+        self.assertEqual(a.ink(300, 300), 0)
+        a.screenshot("6-reconnected")
+
+        # 7. A malformed message on the socket is refused with an error; nothing changes.
+        digest = self.a.health()["rooms"][0]["digest"]
+        a.focus()
+        replies = self.browser.execute_async_script("""
+            const done = arguments[0];
+            const replies = [];
+            const socket = new WebSocket(`ws://${location.host}/socket?room=board`);
+            socket.onmessage = (event) => {
+              const message = JSON.parse(event.data);
+              if (message.type === 'error') replies.push(message.message);
+              if (replies.length === 3) { socket.close(); done(replies); }
+            };
+            socket.onopen = () => {
+              socket.send('{"action":"pen-move","pen":1,"points":[[1,2]]}');
+              socket.send('not json');
+              socket.send('{"action":"draw","points":[[1,1e999]],"weight":2,"colour":[0,0,0]}');
+            };
+            setTimeout(() => done(replies), 5000);""")
+        self.assertEqual(len(replies), 3, replies)
+        self.assertIn("pen 1 is not down", replies[0])
+        self.assertIn("draw.points[0][1]", replies[2])
+        time.sleep(0.3)
+        self.assertEqual(self.a.health()["rooms"][0]["digest"], digest, "the replica is untouched")
+        self.assertTrue(self.a.process.poll() is None, "the node still runs")
+
+        # 8. Security: a page of another site may not open a socket; /healthz answers.
+        request = urllib.request.Request(self.a.url.split("?")[0] + "healthz", headers={"Origin": "http://evil.example"})
+        with self.assertRaises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=5)
+        self.assertEqual(refused.exception.code, 403)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
