@@ -6,6 +6,7 @@ public import NIOCore
 import CanvasNode
 import LANCluster
 import NIOPosix
+public import CoreMetrics
 public import ServiceLifecycle
 import Synchronization
 import XMPP
@@ -84,6 +85,8 @@ public final class Node: Service, Sendable {
     private let lifecycle = Mutex(Lifecycle())
     /// Extra transports attached to every room: the lifecycle tests' fakes.
     private let extraLinks: ExtraLinks?
+    /// Where the node's metrics go (nil: nowhere).
+    private let metrics: (any MetricsFactory)?
 
     private struct Lifecycle {
         enum Phase { case idle, running, stopped }
@@ -96,21 +99,25 @@ public final class Node: Service, Sendable {
     }
 
     /// A node for `configuration`, logging through `logger`, on `eventLoopGroup`'s threads
-    /// (nil: the node makes a one-thread group of its own and shuts it down when it stops).
+    /// (nil: the node makes a one-thread group of its own and shuts it down when it stops),
+    /// reporting its metrics (operations applied and sent, messages, store writes and their
+    /// latency, members, errors; docs/operating.md) to `metrics` (nil: nowhere).
     public convenience init(
-        configuration: NodeConfiguration, logger: Logger, eventLoopGroup: (any EventLoopGroup)? = nil
+        configuration: NodeConfiguration, logger: Logger, eventLoopGroup: (any EventLoopGroup)? = nil,
+        metrics: (any MetricsFactory)? = nil
     ) {
-        self.init(configuration: configuration, logger: logger, eventLoopGroup: eventLoopGroup, extraLinks: nil)
+        self.init(configuration: configuration, logger: logger, eventLoopGroup: eventLoopGroup, extraLinks: nil, metrics: metrics)
     }
 
     init(
         configuration: NodeConfiguration, logger: Logger, eventLoopGroup: (any EventLoopGroup)?,
-        extraLinks: ExtraLinks?
+        extraLinks: ExtraLinks?, metrics: (any MetricsFactory)? = nil
     ) {
         self.configuration = configuration
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
         self.extraLinks = extraLinks
+        self.metrics = metrics
         (inputs, inbox) = AsyncStream.makeStream(of: NodeInput.self, bufferingPolicy: .unbounded)
     }
 
@@ -231,7 +238,7 @@ public final class Node: Service, Sendable {
     private func runLoop() async throws(NodeError) {
         let loop = NodeLoop(
             configuration: configuration, logger: logger, inputs: inputs, inbox: inbox, node: self,
-            subscribers: subscribers, extraLinks: extraLinks)
+            subscribers: subscribers, extraLinks: extraLinks, metrics: metrics)
         // Without a group of the app's, the node's I/O and its loop share one thread.
         let ownGroup = eventLoopGroup == nil ? MultiThreadedEventLoopGroup(numberOfThreads: 1) : nil
         let group: any EventLoopGroup = eventLoopGroup ?? ownGroup!

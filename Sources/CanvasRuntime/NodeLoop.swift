@@ -4,6 +4,7 @@ import CanvasSVG
 import CanvasStore
 import Foundation
 import LANCluster
+import CoreMetrics
 import Logging
 import NIOCore
 import NIOPosix
@@ -47,6 +48,8 @@ final class NodeLoop {
     private var extraLinks: [any RoomLink] = []
     private var client: XMPPClient?
     private var lastExport: Duration = .zero
+    private let metrics: (any MetricsFactory)?
+    private var lastMetricsSample: Duration = .zero
 
     /// How many events of one transport (a room's LAN cluster, the XMPP client) may wait
     /// in the loop's queue.
@@ -54,8 +57,10 @@ final class NodeLoop {
 
     init(
         configuration: NodeConfiguration, logger: Logger, inputs: AsyncStream<NodeInput>,
-        inbox: AsyncStream<NodeInput>.Continuation, node: Node, subscribers: EventSubscribers, extraLinks: ExtraLinks?
+        inbox: AsyncStream<NodeInput>.Continuation, node: Node, subscribers: EventSubscribers, extraLinks: ExtraLinks?,
+        metrics: (any MetricsFactory)? = nil
     ) {
+        self.metrics = metrics
         self.configuration = configuration
         self.logger = logger
         self.inputs = inputs
@@ -236,6 +241,7 @@ final class NodeLoop {
                     name: name, nodeID: store?.nodeID ?? fallbackID, store: store, restoring: operations, clock: clock,
                     logger: logger, tracePrefix: configuration.traceStrokePrefix, emit: emit,
                     wants: { [subscribers] name in subscribers.anyoneWants(name) }))
+            if let metrics { replicas.last?.metrics = RoomMetrics(room: name, factory: metrics) }
         }
     }
 
@@ -352,6 +358,12 @@ final class NodeLoop {
         for link in links { link.tick() }
         for link in lanLinks { link.tick() }
         electGateways()
+        if metrics != nil, clock.now - lastMetricsSample >= .seconds(1) {
+            lastMetricsSample = clock.now
+            for (index, replica) in replicas.enumerated() {
+                replica.sampleMetrics(lan: index < lanLinks.count ? lanLinks[index].driver.counters : nil)
+            }
+        }
         if configuration.exportPath != nil, clock.now - lastExport >= configuration.exportInterval {
             lastExport = clock.now
             export(onlyChanged: true)

@@ -1,6 +1,7 @@
 import CanvasCore
 import CanvasNode
 import CanvasStore
+import LANCluster
 import Logging
 
 /// Where a room's session sends messages: one transport (an XMPP room, a LAN cluster).
@@ -50,6 +51,8 @@ final class RoomReplica {
     private var reportedRoot: String?
     /// Whether the document changed since the last SVG export.
     private(set) var changedSinceExport = true
+    /// The room's metrics, when the node reports them.
+    var metrics: RoomMetrics?
     /// The identifier prefix of traced strokes (`NodeConfiguration.traceStrokePrefix`).
     private let tracePrefix: [UInt8]?
 
@@ -112,6 +115,7 @@ final class RoomReplica {
         do {
             try stored?.flushIfDue(now: clock.now, of: session.replica)
         } catch {
+            metrics?.error("store_flush")
             logger.error("cannot write the room's store", metadata: ["room": "\(name)", "error": "\(error)"])
         }
         reportStateIfChanged()
@@ -128,6 +132,12 @@ final class RoomReplica {
     }
 
     func markExported() { changedSinceExport = false }
+
+    /// Samples what the metrics read from elsewhere: members, waiting operations, the LAN
+    /// cluster's counters (`lan`), the anti-entropy statistics.
+    func sampleMetrics(lan: ClusterCounters?) {
+        metrics?.sample(transports: session.transportStatus, lan: lan, sync: session.statistics)
+    }
 
     /// The room as it is now.
     var status: RoomStatus {
@@ -154,9 +164,13 @@ final class RoomReplica {
             switch action {
             case .persistLocal(let operations):
                 do {
+                    let start = MonotonicTime.nanoseconds()
                     try stored?.persistLocal(operations, of: session.replica)
+                    metrics?.storedLocal(
+                        operations: operations.count, nanoseconds: Int64(truncatingIfNeeded: MonotonicTime.nanoseconds() &- start))
                     local += operations
                 } catch {
+                    metrics?.error("store_local")
                     // Nothing unpersisted may be sent: stop here (DESIGN.md §5).
                     logger.critical(
                         "cannot make local operations durable; they are not sent",
@@ -167,13 +181,16 @@ final class RoomReplica {
             case .persistRemote(let operations):
                 do {
                     try stored?.persistRemote(operations, of: session.replica, now: clock.now)
+                    metrics?.storedRemote(operations: operations.count)
                 } catch {
+                    metrics?.error("store_remote")
                     logger.error(
                         "cannot store operations from peers (peers will repair them)",
                         metadata: ["room": "\(name)", "error": "\(error)"])
                 }
             case .send(let bytes, let kind, let destination, let transport, let id):
                 sent = true
+                metrics?.sent(bytes: bytes.count, via: transport.rawValue)
                 if transports[transport]?.send(bytes, kind: kind, to: destination, id: id) == .accepted, let id {
                     accepted.append((id, transport))
                 }
@@ -220,6 +237,7 @@ final class RoomReplica {
                 var points = 0
                 for operation in applied[start..<end] { points += operation.effect.changedPoints?.count ?? 0 }
                 let authorName = author.map { "\($0.transport)/\($0.peer)" }
+                metrics?.applied(operations: end - start, points: points, via: author?.transport.rawValue ?? "local")
                 emit(.applied(room: name, operations: end - start, points: points, author: authorName))
                 if let tracePrefix { trace(applied[start..<end], prefix: tracePrefix, author: authorName) }
                 start = end
@@ -235,6 +253,7 @@ final class RoomReplica {
         case .syncFinished(let peer, let transport):
             emit(.syncFinished(room: name, member: peer.rawValue, via: transport.rawValue))
         case .rejected(let error, let peer, let transport):
+            metrics?.error("rejected_message")
             logger.notice(
                 "rejected a message", metadata: ["room": "\(name)", "from": "\(peer)", "error": "\(error)"])
             emit(.rejected(room: name, member: peer.rawValue, via: transport.rawValue, error: "\(error)"))

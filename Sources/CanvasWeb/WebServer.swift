@@ -6,7 +6,7 @@ public import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
-import Prometheus
+public import Prometheus
 import Synchronization
 
 /// A node's web server (`canvas join --http`, docs/web.md): the page, a WebSocket per
@@ -50,9 +50,13 @@ public final class WebServer: Sendable {
         var address: SocketAddress
     }
 
-    /// A server for `node`'s rooms. Throws when the page's files cannot be found, or when
-    /// `configuration` listens beyond loopback without a token.
-    public init(node: Node, configuration: Configuration, logger: Logger) throws {
+    /// A server for `node`'s rooms, exporting on `GET /metrics` what `registry` collects
+    /// (give the node `PrometheusMetricsFactory(registry:)` of the same registry for its
+    /// own metrics). Throws when the page's files cannot be found, or when `configuration`
+    /// listens beyond loopback without a token.
+    public init(
+        node: Node, configuration: Configuration, logger: Logger, registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
+    ) throws {
         let loopback = WebAccess.isLoopbackHost(configuration.host) || configuration.host == "::1"
         guard loopback || configuration.token != nil else {
             throw StartError(description: "listening on \(configuration.host) needs an access token (--http-token-file)")
@@ -62,7 +66,6 @@ public final class WebServer: Sendable {
         self.logger = logger
         access = WebAccess(token: configuration.token, loopbackOnly: loopback)
         page = try PageFiles.load()
-        let registry = PrometheusCollectorRegistry()
         self.registry = registry
         let counters = WebCounters(factory: PrometheusMetricsFactory(registry: registry))
         self.counters = counters

@@ -3,6 +3,7 @@ import CanvasCore
 import CanvasSVG
 import CanvasStore
 import Foundation
+import Synchronization
 
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -11,8 +12,10 @@ struct Demo: ParsableCommand {
             Starts three LAN-only nodes (canvas join) in a fresh room, has them draw at the same \
             time (strokes made up on the spot to look hand-drawn), erase across each other's \
             strokes and recognise a rectangle, checks that all three replicas end equal (same \
-            digest), and writes the room as an SVG. Needs no server and no network beyond this \
-            machine's multicast (or broadcast).
+            digest), and writes the room as an SVG. The first node serves the room's page: open \
+            the URL it prints to watch the room and draw in it (with --keep the nodes keep \
+            running until Ctrl-C). Needs no server and no network beyond this machine's \
+            multicast (or broadcast).
             """
     )
 
@@ -21,6 +24,12 @@ struct Demo: ParsableCommand {
 
     @Option(help: ArgumentHelp("The LAN interface for the nodes (default: the first with multicast).", valueName: "IF"))
     var lanInterface: String?
+
+    @Option(help: ArgumentHelp("Where the first node serves the room's page (port 0: any free port).", valueName: "ADDRESS:PORT"))
+    var http = "127.0.0.1:0"
+
+    @Flag(help: "Keep the nodes running after the demo, so that you can draw with them in the page (Ctrl-C stops them).")
+    var keep = false
 
     @Option(help: .private)  // The seed of the drawing (random by default).
     var seed: UInt64?
@@ -36,12 +45,16 @@ struct Demo: ParsableCommand {
         if let lanInterface { extra += ["--lan-interface", lanInterface] }
         let names = ["ada", "ben", "cy"]
         let nodes = try names.map { name in
-            try DemoNode(name: name, room: room, store: work.appendingPathComponent(name), extra: extra)
+            try DemoNode(
+                name: name, room: room, store: work.appendingPathComponent(name),
+                extra: extra + (name == names[0] ? ["--http", http] : []))
         }
         defer { for node in nodes { node.terminate() } }
 
         try waitFor("the nodes to find each other", seconds: 15, nodes) { nodes.allSatisfy { $0.members >= 2 } }
         print("  ✓ the three nodes found each other on the LAN")
+        let page = try nodes[0].pageURL(seconds: 10)
+        print("  ✓ the room's page, live: \(page)")
 
         // Everyone draws at once, a stroke at a time, so that the strokes interleave.
         let plans = names.indices.map { DemoDrawing.strokes(for: $0, using: &generator) }
@@ -72,6 +85,11 @@ struct Demo: ParsableCommand {
         let digest = agreed!.digest
         print("  ✓ all three replicas are equal: digest \(digest), \(nodes[0].strokes) strokes, \(nodes[0].points) points")
 
+        if keep {
+            print("The nodes keep running: open \(page) to watch and draw (Ctrl-C stops them).")
+            waitForInterrupt()
+            print("\nstopping the nodes")
+        }
         for node in nodes { node.terminate() }
         for node in nodes {
             guard node.waitForExit() == 0 else {
@@ -79,7 +97,8 @@ struct Demo: ParsableCommand {
             }
         }
         let document = try loadStoredDocument(directory: work.appendingPathComponent("ada"), room: room)
-        guard document.digest.rootHex == digest else {
+        // With --keep, people may have drawn since: the store holds more than the digest said.
+        guard keep || document.digest.rootHex == digest else {
             throw DemoFailure("the stored room differs from what the node reported (\(document.digest.rootHex) ≠ \(digest))")
         }
         let shapes = document.strokes.filter { $0.header?.isShape == true }.count
@@ -87,6 +106,14 @@ struct Demo: ParsableCommand {
         print("  ✓ \(shapes) recognised shape\(shapes == 1 ? "" : "s") in the room")
         print("The room is in \(URL(fileURLWithPath: output).path) — open it in a browser.")
         try? FileManager.default.removeItem(at: work)
+    }
+
+    /// Returns after SIGINT or SIGTERM.
+    private func waitForInterrupt() {
+        fflush(nil)  // every output stream: what was printed shows before the wait
+        signal(SIGINT) { _ in demoInterrupted.store(true, ordering: .relaxed) }
+        signal(SIGTERM) { _ in demoInterrupted.store(true, ordering: .relaxed) }
+        while !demoInterrupted.load(ordering: .relaxed) { usleep(100_000) }
     }
 
     private func waitFor(_ what: String, seconds: Double, _ nodes: [DemoNode], until done: () -> Bool) throws {
@@ -103,6 +130,9 @@ struct Demo: ParsableCommand {
         }
     }
 }
+
+/// Set by the demo's SIGINT and SIGTERM handlers (with --keep).
+private let demoInterrupted = Atomic<Bool>(false)
 
 /// Why the demo failed, printed without the usage text.
 struct DemoFailure: Error, CustomStringConvertible {
@@ -145,6 +175,21 @@ final class DemoNode: @unchecked Sendable {
 
     func terminate() {
         if process.isRunning { process.terminate() }
+    }
+
+    /// The URL of the page this node serves (`--http`), from its log.
+    func pageURL(seconds: Double) throws -> String {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+            if let line = log.split(separator: "\n").first(where: { $0.contains("the page is at ") }),
+                let url = line.split(separator: " ").last
+            {
+                return String(url)
+            }
+            usleep(50_000)
+        }
+        throw DemoFailure("node \(name) printed no page URL; its log: \(logPath)")
     }
 
     func waitForExit() -> Int32 {

@@ -5,6 +5,7 @@ import Foundation
 import LANCluster
 import Logging
 import NIOPosix
+import Prometheus
 import ServiceLifecycle
 import UnixSignals
 import Synchronization
@@ -179,7 +180,7 @@ struct Join: AsyncParsableCommand {
 
     /// The page's server, with `--http`: started before the node, so that a page opened
     /// at once waits for it; its URL is printed on standard error.
-    private func startWebServer(for node: Node, logger: Logger) async throws -> WebServer? {
+    private func startWebServer(for node: Node, registry: PrometheusCollectorRegistry, logger: Logger) async throws -> WebServer? {
         guard let http, let address = WebListenAddress(http) else { return nil }
         var token: String?
         if let httpTokenFile {
@@ -195,7 +196,8 @@ struct Join: AsyncParsableCommand {
         let server: WebServer
         do {
             server = try WebServer(
-                node: node, configuration: WebServer.Configuration(host: address.host, port: address.port, token: token), logger: logger)
+                node: node, configuration: WebServer.Configuration(host: address.host, port: address.port, token: token), logger: logger,
+                registry: registry)
             try await server.start()
         } catch {
             logger.critical("cannot serve the page: \(error)")
@@ -203,6 +205,17 @@ struct Join: AsyncParsableCommand {
         }
         FileHandle.standardError.write(Data("canvas: the page is at \(server.url ?? http)\n".utf8))
         return server
+    }
+
+    /// Prometheus through swift-metrics, with histogram buckets fit for a store's writes
+    /// (an fsync takes from tens of microseconds to tens of milliseconds).
+    static func metricsFactory(_ registry: PrometheusCollectorRegistry) -> PrometheusMetricsFactory {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets["canvas_store_local_write_seconds"] = [
+            .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
+            .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .seconds(1),
+        ]
+        return factory
     }
 
     func run() async throws {
@@ -264,7 +277,11 @@ struct Join: AsyncParsableCommand {
         // read reaches the node without waking another thread.
         let loopGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { loopGroup.shutdownGracefully { _ in } }
-        let node = Node(configuration: configuration, logger: logger, eventLoopGroup: loopGroup)
+        // With the page served, the node's metrics are exported on its /metrics.
+        let registry = PrometheusCollectorRegistry()
+        let node = Node(
+            configuration: configuration, logger: logger, eventLoopGroup: loopGroup,
+            metrics: http == nil ? nil : Self.metricsFactory(registry))
         let wanted = eventNames
         let output = events || wanted != nil ? EventOutput(logger: logger) : nil
         // Subscribed before the node starts, so that `started` is the first line.
@@ -274,7 +291,7 @@ struct Join: AsyncParsableCommand {
                 for await event in events { output.write(event.ndjson) }
             }
         }
-        let web = try await startWebServer(for: node, logger: logger)
+        let web = try await startWebServer(for: node, registry: registry, logger: logger)
         defer { if let web { Task { await web.stop() } } }
         StandardInput.feed(
             node, room: rooms[0], on: EventLoopTaskExecutor(loopGroup.next()), output: output, logger: logger)
