@@ -299,6 +299,43 @@ class PageInABrowser(unittest.TestCase):
             urllib.request.urlopen(request, timeout=5)
         self.assertEqual(refused.exception.code, 403)
 
+        # 9. The node's metrics, in the Prometheus format (gauges are sampled every second).
+        deadline = time.monotonic() + 10
+        while True:
+            with urllib.request.urlopen(self.b.url.split("?")[0] + "metrics", timeout=5) as response:
+                metrics = response.read().decode()
+            if 'canvas_members{room="board",transport="lan"} 1' in metrics or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        applied = re.search(r'canvas_operations_applied_total\{room="board",transport="lan"\} (\d+)', metrics)
+        self.assertTrue(applied and int(applied.group(1)) > 0, metrics[:2000])
+        self.assertRegex(metrics, r"canvas_page_sockets_opened_total [1-9]")
+        self.assertRegex(metrics, r'canvas_members\{room="board",transport="lan"\} 1')
+
+    def test_beyond_loopback_a_token_is_required(self):
+        port, group = free_udp_port(), f"239.255.{random.randrange(1, 255)}.{random.randrange(1, 255)}"
+        node = WebNode("c", self.work, port, group, lan_interface())
+        node.command = lambda: WebNode.command(node)[:-1] + [f"0.0.0.0:{node.http_port}"]
+        node.start()
+        try:
+            self.assertRegex(node.url, r"^http://0\.0\.0\.0:\d+/\?token=[0-9a-f]{32}$", "a random token in the URL")
+            root, token = node.url.split("?token=")
+            with urllib.request.urlopen(root, timeout=5) as response:
+                self.assertEqual(response.status, 200, "the page's files need no token")
+            for path in ["healthz", "metrics", "export.svg", "socket"]:
+                with self.assertRaises(urllib.error.HTTPError) as refused:
+                    urllib.request.urlopen(root + path, timeout=5)
+                self.assertEqual(refused.exception.code, 401, path)
+            with urllib.request.urlopen(root + "healthz?token=" + token, timeout=5) as response:
+                self.assertEqual(json.load(response)["rooms"][0]["room"], "board")
+            request = urllib.request.Request(root + "healthz", headers={"Authorization": "Bearer " + token})
+            with urllib.request.urlopen(request, timeout=5) as response:
+                self.assertEqual(response.status, 200)
+            page = Page(self.browser, node.url, "c")
+            self.assertTrue(page.js("return window.canvasPage.online"), "the page with the token is let in")
+        finally:
+            node.kill()
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
