@@ -239,12 +239,14 @@ function frame(now) {
   stats.frameTimes.push(now);
   if (stats.frameTimes.length > 600) stats.frameTimes.splice(0, stats.frameTimes.length - 600);
   flushPointerSamples();
+  if (forceFullRedraw) fullRedraw = true;
   drawBase();
   drawOverlay(now);
   if (highlights.size > 0 || preview || measuring) requestFrame();
 }
 
 let measuring = false;
+let forceFullRedraw = false;
 
 // MARK: The socket
 
@@ -643,15 +645,18 @@ window.canvasPage = {
   myStrokes: () => [...myStrokes],
   view,
   fit,
-  /** Frames per second over the next `millis`, with the page kept drawing every frame. */
-  measureFrames(millis) {
+  /** Frames per second over the next `millis`, with the page kept drawing every frame
+   *  (`everything`: the whole room redrawn every frame, as a page without partial redraws). */
+  measureFrames(millis, everything = false) {
     return new Promise((resolve) => {
       measuring = true;
+      forceFullRedraw = everything;
       const start = performance.now(), frames = stats.frames;
       const partial = stats.partialRedraws;
       requestFrame();
       setTimeout(() => {
         measuring = false;
+        forceFullRedraw = false;
         const seconds = (performance.now() - start) / 1000;
         resolve({ fps: (stats.frames - frames) / seconds, partialRedraws: stats.partialRedraws - partial, seconds });
       }, millis);
