@@ -49,8 +49,12 @@ def start_node(canvas, name, work, lan, http_port):
 
 
 def health(http_port):
-    with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/healthz", timeout=10) as response:
-        return json.load(response)["rooms"][0]
+    """The room's /healthz entry, or an empty one while the node is not listening yet."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/healthz", timeout=10) as response:
+            return json.load(response)["rooms"][0]
+    except OSError:
+        return {"strokes": -1, "points": -1}
 
 
 def wait(predicate, what, timeout):
@@ -124,7 +128,7 @@ def main():
     browser = None
     stop = threading.Event()
     try:
-        wait(lambda: health(ports[0]) is not None, "node a", 20)
+        wait(lambda: health(ports[0])["strokes"] >= 0, "node a", 20)
         strokes = fill(a, options.points, rng)
         wait(lambda: health(ports[0])["strokes"] >= strokes, "node a's room filled", 120)
         wait(lambda: health(ports[1])["strokes"] >= strokes, "node b to hold the room", 120)

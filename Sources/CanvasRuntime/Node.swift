@@ -296,7 +296,7 @@ public final class Node: Service, Sendable {
     }
 
     /// The node's events from now on (see `NodeEvents`): read it before `start()` to see
-    /// every event from `started` on.
+    /// every event from `started` on (but `NodeEvent.namedOnly`: ask for those by name).
     public var events: NodeEvents { subscribers.subscribe() }
 
     /// The node's events named `names` (`NodeEvent.name`) from now on: events nobody

@@ -16,7 +16,7 @@ public enum NodeEvent: Sendable, Hashable {
     /// who sent them (`TRANSPORT/MEMBER`; nil: drawn here).
     case applied(room: String, operations: Int, points: Int, author: String?)
     /// The strokes that operations just changed (built only for a subscriber that asks
-    /// for `changed` by name, or for every event: a page's view of the room follows it).
+    /// for `changed` by name: a page's view of the room follows it).
     case changed(room: String, strokes: [String])
     /// A member joined or left a room on a transport (`xmpp` or `lan`).
     case memberJoined(room: String, member: String, via: String)
@@ -110,6 +110,10 @@ public enum NodeEvent: Sendable, Hashable {
         "nickname", "xmpp_relay", "lan_started", "gateway", "lan_stats", "traced", "xmpp_stats",
         "sync_stats",
     ]
+
+    /// Events given only to subscribers that name them (not to those of every event):
+    /// frequent, and of use to few.
+    public static let namedOnly: Set<String> = ["changed"]
 
     /// The room the event is about (nil for the node's own events).
     public var room: String? {

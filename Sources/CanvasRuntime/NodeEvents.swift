@@ -59,7 +59,11 @@ final class EventSubscriber: Sendable {
     }
 
     /// Whether the subscriber wants `event`.
-    func wants(_ event: NodeEvent) -> Bool { names?.contains(event.name) ?? true }
+    func wants(_ event: NodeEvent) -> Bool { wants(event.name) }
+
+    /// Whether the subscriber wants the events named `name`: those it named, or every event
+    /// but those given only to who names them (`NodeEvent.namedOnly`).
+    func wants(_ name: String) -> Bool { names?.contains(name) ?? !NodeEvent.namedOnly.contains(name) }
 
     /// Hands over one event; returns how many now wait.
     func yield(_ event: NodeEvent) -> Int {
@@ -143,7 +147,7 @@ final class EventSubscribers: Sendable {
     /// Whether a subscriber wants the events named `name`: an event nobody wants need
     /// not be built.
     func anyoneWants(_ name: String) -> Bool {
-        state.withLock { state in state.subscribers.values.contains { $0.names?.contains(name) ?? true } }
+        state.withLock { state in state.subscribers.values.contains { $0.wants(name) } }
     }
 
     /// Hands `event` to every subscriber that wants it.
