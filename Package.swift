@@ -77,8 +77,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"), .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            resources: [.copy("Page")],
-            swiftSettings: strict),
+            exclude: ["Page"],
+            swiftSettings: strict,
+            plugins: ["EmbedPage"]),
+        .executableTarget(name: "EmbedFiles"),
+        .plugin(name: "EmbedPage", capability: .buildTool(), dependencies: ["EmbedFiles"]),
         .target(
             name: "CanvasBench", dependencies: ["CanvasCore", "CanvasProtocol"], swiftSettings: strict),
         .executableTarget(

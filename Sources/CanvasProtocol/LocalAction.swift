@@ -37,55 +37,28 @@ public enum LocalAction: Hashable, Sendable {
 
     /// Decodes and validates one action; errors name the field (`draw.points[2][0]: …`).
     public static func decode(_ bytes: some Collection<UInt8>) throws(ProtocolError) -> LocalAction {
-        guard bytes.count <= ProtocolLimits.maxMessageBytes else {
-            throw ProtocolError(
-                .limitExceeded, path: "", "action of \(bytes.count) bytes exceeds the limit of \(ProtocolLimits.maxMessageBytes)")
-        }
-        let members = try Validate.object(try JSONValue(parsing: bytes), "")
-        guard let kind = members["action"] else {
-            throw ProtocolError(.missingField, path: "action", "missing field")
-        }
-        guard case .string(let name) = kind else {
-            throw ProtocolError(.wrongType, path: "action", "expected a string, got \(kind.excerpt)")
-        }
-        func required(_ key: String) throws(ProtocolError) -> JSONValue {
-            guard let value = members[key], value != .null else {
-                throw ProtocolError(.missingField, path: "\(name).\(key)", "missing field")
-            }
-            return value
-        }
-        func recognize() throws(ProtocolError) -> Bool {
-            try members["recognize"].flatMap { value throws(ProtocolError) in
-                value == .null ? nil : try Validate.bool(value, "\(name).recognize")
-            } ?? false
-        }
-        switch name {
-        case "undo": return .undo
-        case "redo": return .redo
-        case "end": return .end(stroke: try Validate.identifier(required("stroke"), "end.stroke"), recognize: try recognize())
-        default: break
-        }
-        let points = try Validate.points(required("points"), "\(name).points")
-        guard !points.isEmpty else {
-            throw ProtocolError(.invalidValue, path: "\(name).points", "expected at least one point")
-        }
-        switch name {
+        let fields = try ActionFields(bytes, what: "action")
+        switch fields.name {
+        case "undo":
+            return .undo
+        case "redo":
+            return .redo
+        case "end":
+            return .end(stroke: try Validate.identifier(fields.required("stroke"), "end.stroke"), recognize: try fields.recognize())
         case "draw":
-            return .draw(
-                points: points, weight: try Validate.positiveNumber(required("weight"), "draw.weight"),
-                colour: try Validate.colour(required("colour"), "draw.colour"), recognize: try recognize())
+            let points = try fields.points()
+            let pen = try fields.pen()
+            return .draw(points: points, weight: pen.weight, colour: pen.colour, recognize: try fields.recognize())
         case "begin":
-            return .begin(
-                points: points, weight: try Validate.positiveNumber(required("weight"), "begin.weight"),
-                colour: try Validate.colour(required("colour"), "begin.colour"))
+            let points = try fields.points()
+            let pen = try fields.pen()
+            return .begin(points: points, weight: pen.weight, colour: pen.colour)
         case "extend":
-            return .extend(stroke: try Validate.identifier(required("stroke"), "extend.stroke"), points: points)
+            return .extend(stroke: try Validate.identifier(fields.required("stroke"), "extend.stroke"), points: try fields.points())
         case "erase":
-            return .erase(points: points, radius: try Validate.positiveNumber(required("radius"), "erase.radius"))
+            return .erase(points: try fields.points(), radius: try Validate.positiveNumber(fields.required("radius"), "erase.radius"))
         default:
-            throw ProtocolError(
-                .invalidValue, path: "action",
-                "expected \"draw\", \"erase\", \"begin\", \"extend\", \"end\", \"undo\" or \"redo\", got \(kind.excerpt)")
+            throw fields.unknown(expected: ["draw", "erase", "begin", "extend", "end", "undo", "redo"])
         }
     }
 }

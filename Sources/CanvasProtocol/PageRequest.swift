@@ -26,49 +26,22 @@ public enum PageRequest: Hashable, Sendable {
 
     /// Decodes and validates one request; errors name the field (`pen-move.points[3][0]: …`).
     public static func decode(_ bytes: some Collection<UInt8>) throws(ProtocolError) -> PageRequest {
-        guard bytes.count <= ProtocolLimits.maxMessageBytes else {
-            throw ProtocolError(
-                .limitExceeded, path: "", "request of \(bytes.count) bytes exceeds the limit of \(ProtocolLimits.maxMessageBytes)")
+        let fields = try ActionFields(bytes, what: "request")
+        func pen() throws(ProtocolError) -> Int {
+            try Validate.integer(fields.required("pen"), "\(fields.name).pen", in: 0...maxPen)
         }
-        let members = try Validate.object(try JSONValue(parsing: bytes), "")
-        guard let kind = members["action"] else {
-            throw ProtocolError(.missingField, path: "action", "missing field")
-        }
-        guard case .string(let name) = kind else {
-            throw ProtocolError(.wrongType, path: "action", "expected a string, got \(kind.excerpt)")
-        }
-        func required(_ key: String) throws(ProtocolError) -> JSONValue {
-            guard let value = members[key], value != .null else {
-                throw ProtocolError(.missingField, path: "\(name).\(key)", "missing field")
-            }
-            return value
-        }
-        func pen() throws(ProtocolError) -> Int { try Validate.integer(required("pen"), "\(name).pen", in: 0...maxPen) }
-        func points() throws(ProtocolError) -> [Point] {
-            let points = try Validate.points(required("points"), "\(name).points")
-            guard !points.isEmpty else {
-                throw ProtocolError(.invalidValue, path: "\(name).points", "expected at least one point")
-            }
-            return points
-        }
-        switch name {
+        switch fields.name {
         case "pen-down":
-            return .penDown(
-                pen: try pen(), points: try points(), weight: try Validate.positiveNumber(required("weight"), "pen-down.weight"),
-                colour: try Validate.colour(required("colour"), "pen-down.colour"))
+            let (number, points, style) = (try pen(), try fields.points(), try fields.pen())
+            return .penDown(pen: number, points: points, weight: style.weight, colour: style.colour)
         case "pen-move":
-            return .penMove(pen: try pen(), points: try points())
+            return .penMove(pen: try pen(), points: try fields.points())
         case "pen-up":
-            let recognize = try members["recognize"].flatMap { value throws(ProtocolError) in
-                value == .null ? nil : try Validate.bool(value, "pen-up.recognize")
-            } ?? false
-            return .penUp(pen: try pen(), recognize: recognize)
+            return .penUp(pen: try pen(), recognize: try fields.recognize())
         case "draw", "erase", "undo", "redo":
             return .action(try LocalAction.decode(bytes))
         default:
-            throw ProtocolError(
-                .invalidValue, path: "action",
-                "expected \"pen-down\", \"pen-move\", \"pen-up\", \"draw\", \"erase\", \"undo\" or \"redo\", got \(kind.excerpt)")
+            throw fields.unknown(expected: ["pen-down", "pen-move", "pen-up", "draw", "erase", "undo", "redo"])
         }
     }
 }

@@ -87,7 +87,7 @@ final class RoomMetrics {
                 ("canvas_lan_repairs_sent_total", lan.repairsSent - lastLAN.repairsSent),
                 ("canvas_lan_losses_given_up_total", lan.lossesGivenUp - lastLAN.lossesGivenUp),
             ]
-            for (label, increase) in increases where increase > 0 { counter(label).increment(by: increase) }
+            carryOver(increases)
             lastLAN = lan
         }
         let syncIncreases: [(String, Int)] = [
@@ -97,7 +97,12 @@ final class RoomMetrics {
             ("canvas_sync_repair_messages_sent_total", sync.repairMessages - lastSync.repairMessages),
             ("canvas_sync_deferred_total", sync.deferred - lastSync.deferred),
         ]
-        for (label, increase) in syncIncreases where increase > 0 { counter(label).increment(by: increase) }
+        carryOver(syncIncreases)
         lastSync = sync
+    }
+
+    /// Adds what counters kept elsewhere grew by since the last sample.
+    private func carryOver(_ increases: [(label: String, increase: Int)]) {
+        for (label, increase) in increases where increase > 0 { counter(label).increment(by: increase) }
     }
 }

@@ -1,7 +1,5 @@
-import Foundation
-
-/// The page's files (HTML, JavaScript, CSS in `Page/`, copied into the package's resource
-/// bundle), read once when a server starts.
+/// The page's files (HTML, JavaScript, CSS in `Page/`, compiled into the binary by the
+/// EmbedPage plugin), taken once when a server starts.
 struct PageFiles: Sendable {
     struct File: Sendable {
         var bytes: [UInt8]
@@ -18,18 +16,15 @@ struct PageFiles: Sendable {
         ("/canvas.css", "canvas.css", "text/css; charset=utf-8"),
     ]
 
-    /// Reads the files; throws naming the one that is missing.
+    /// The files, compiled into the binary (the EmbedPage plugin); throws naming one that
+    /// is missing.
     static func load() throws -> PageFiles {
         var files: [String: File] = [:]
         for (path, name, type) in served {
-            let parts = name.split(separator: ".")
-            guard let url = Bundle.module.url(forResource: String(parts[0]), withExtension: String(parts[1]), subdirectory: "Page"),
-                let data = try? Data(contentsOf: url)
-            else {
-                throw WebServer.StartError(
-                    description: "the page's file \(name) is missing from \(Bundle.module.bundlePath): keep the canvas_CanvasWeb.resources folder beside the canvas binary")
+            guard let bytes = EmbeddedPage.files[name] else {
+                throw WebServer.StartError(description: "the page's file \(name) was not compiled in (Sources/CanvasWeb/Page)")
             }
-            files[path] = File(bytes: Array(data), contentType: type)
+            files[path] = File(bytes: bytes, contentType: type)
         }
         return PageFiles(files: files)
     }
