@@ -131,8 +131,9 @@ class Page:
             for (let i = 3; i < data.length; i += 4) if (data[i] > 64) inked++;
             return inked;""", x, y, radius)
 
-    def drag(self, points, pointer="pen"):
-        """A real pointer down at the first point, moves through the others, up at the last."""
+    def drag(self, points, pointer="pen", lift=True):
+        """A real pointer down at the first point, moves through the others, up at the last
+        (unless not `lift`: then `lift_pen` ends it)."""
         self.focus()
         kind = interaction.POINTER_PEN if pointer == "pen" else interaction.POINTER_MOUSE
         builder = ActionBuilder(self.browser, mouse=PointerInput(kind, pointer), duration=8)
@@ -140,6 +141,13 @@ class Page:
         builder.pointer_action.pointer_down()
         for x, y in points[1:]:
             builder.pointer_action.move_to_location(x, y)
+        if lift:
+            builder.pointer_action.pointer_up()
+        builder.perform()
+
+    def lift_pen(self):
+        self.focus()
+        builder = ActionBuilder(self.browser, mouse=PointerInput(interaction.POINTER_PEN, "pen"))
         builder.pointer_action.pointer_up()
         builder.perform()
 
@@ -205,10 +213,15 @@ class PageInABrowser(unittest.TestCase):
         b.wait(lambda: len(b.js("return window.canvasPage.status ? window.canvasPage.status.transports[0].members : []")) == 1,
                "node b to see node a on the LAN")
 
-        # 1. A line drawn on page A appears on page B, and in node B's replica.
+        # 1. A line drawn on page A appears on page B while the pen is still down, and in
+        # node B's replica.
         line = wobbly_line(150, 450, 300)
-        a.drag(line)
-        b.wait(lambda: b.ink(300, 300) > 0 and b.ink(160, 300) > 0 and b.ink(440, 300) > 0, "A's line on page B")
+        a.drag(line, lift=False)
+        b.wait(lambda: b.ink(300, 300) > 0 and b.ink(160, 300) > 0 and b.ink(440, 300) > 0, "A's line on page B, pen down")
+        self.assertEqual(a.js("return window.canvasPage.pensDown"), 1, "the pen is still down on page A")
+        b.screenshot("1-line-arriving-pen-down")
+        a.lift_pen()
+        a.wait(lambda: a.js("return window.canvasPage.pensDown") == 0, "the pen lifted")
         self.assertEqual(b.ink(300, 400), 0, "nothing drawn where A drew nothing")
         self.wait_converged("the line")
         self.assertGreaterEqual(self.b.health()["rooms"][0]["points"], len(line) // 2)

@@ -640,6 +640,7 @@ window.canvasPage = {
   get status() { return lastStatus; },
   get room() { return room; },
   get outbox() { return outbox.length; },
+  get pensDown() { return pens.size; },
   strokeIDs: () => order.slice(),
   isShape: (id) => Boolean(strokes.get(id) && strokes.get(id).shape),
   myStrokes: () => [...myStrokes],
