@@ -21,18 +21,26 @@ struct StraightRunPartition {
 
     /// Prepares partitions of the closed sequence `points` into `fewestRuns` or more runs.
     init(closed points: [Point], fewestRuns: Int) {
-        moments = PointMoments(points, cyclic: true)
-        count = points.count
-        longest = max(0, count - (fewestRuns - 1) * Self.minimumRunLength)
-        var costs = [Double](repeating: 0, count: count * (longest + 1))
-        if longest >= Self.minimumRunLength {
-            for start in 0..<count {
-                for length in Self.minimumRunLength...longest {
-                    costs[start * (longest + 1) + length] = moments.squaredResidual(of: start..<(start + length))
+        let moments = PointMoments(points, cyclic: true)
+        let (count, minimum) = (points.count, Self.minimumRunLength)
+        let longest = max(0, count - (fewestRuns - 1) * minimum)
+        let rowLength = longest + 1
+        costs = [Double](unsafeUninitializedCapacity: count * rowLength) { costs, initialized in
+            costs.initialize(repeating: 0)
+            initialized = count * rowLength
+            guard longest >= minimum else { return }
+            moments.withSums { sums in
+                for start in 0..<count {
+                    for length in minimum...longest {
+                        costs[start * rowLength + length] = PointMoments.squaredResidual(
+                            sums[start], sums[start + length], count: length)
+                    }
                 }
             }
         }
-        self.costs = costs
+        self.moments = moments
+        self.count = count
+        self.longest = longest
     }
 
     /// The runs (`runs` of them, at least the `fewestRuns` prepared for), as ranges of
@@ -45,13 +53,22 @@ struct StraightRunPartition {
     func runs(_ runs: Int) -> (runs: [Range<Int>], residual: Double)? {
         guard runs >= 1, count >= runs * Self.minimumRunLength, count - (runs - 1) * Self.minimumRunLength <= longest
         else { return nil }
-        var best = partition(from: 0, runs: runs)
-        var tried: Set<Int> = [0]
+        let width = count + 1
+        // The dynamic program's tables, shared by every start tried.
+        var cost = [Double](repeating: .infinity, count: (runs + 1) * width)
+        var previous = [Int64](repeating: 0, count: (runs + 1) * width)
+        func partition(from start: Int, under bound: Double) -> (boundaries: [Int], residual: Double) {
+            self.partition(from: start, runs: runs, under: bound, cost: &cost, previous: &previous)
+        }
+        var best = partition(from: 0, under: .infinity)
+        var tried = [Bool](repeating: false, count: count)
+        tried[0] = true
         var improved = true
         while improved {
             improved = false
-            for start in best.boundaries.dropLast().map({ $0 % count }) where tried.insert(start).inserted {
-                let candidate = partition(from: start, runs: runs)
+            for boundary in best.boundaries.dropLast() where !tried[boundary % count] {
+                tried[boundary % count] = true
+                let candidate = partition(from: boundary % count, under: best.residual)
                 if candidate.residual < best.residual {
                     best = candidate
                     improved = true
@@ -62,48 +79,98 @@ struct StraightRunPartition {
     }
 
     /// The optimal partition of the points `start..<start + count` into `runs` runs: its
-    /// boundaries `[start, b₁, …, start + count]` and total squared residual.
-    private func partition(from start: Int, runs: Int) -> (boundaries: [Int], residual: Double) {
+    /// boundaries `[start, b₁, …, start + count]` and total squared residual, when that is
+    /// less than `bound`; otherwise a residual of at least `bound` (and boundaries of no
+    /// use). `cost` and `previous` are the dynamic program's tables, (runs + 1) × (count +
+    /// 1) each.
+    ///
+    /// Of several equally good places for a run to begin, the first is kept. Residuals
+    /// only grow as runs are added, so no run is tried after runs that already cost
+    /// `bound`: the optimum under `bound`, and every tie it has, costs less all the way.
+    private func partition(
+        from start: Int, runs: Int, under bound: Double, cost: inout [Double], previous: inout [Int64]
+    ) -> (boundaries: [Int], residual: Double) {
         let minimum = Self.minimumRunLength
         let (width, rowLength, count) = (count + 1, longest + 1, count)
         // cost[m × width + j]: the least residual splitting the first j points into m
         // runs; previous[m × width + j]: where the last of those runs begins.
-        var cost = [Double](repeating: .infinity, count: (runs + 1) * width)
-        var previous = [Int](repeating: 0, count: (runs + 1) * width)
         costs.withUnsafeBufferPointer { costs in
             cost.withUnsafeMutableBufferPointer { cost in
                 previous.withUnsafeMutableBufferPointer { previous in
-                    cost[0] = 0
+                    let (costs, cost, previous) = (costs.baseAddress!, cost.baseAddress!, previous.baseAddress!)
+                    /// The runs beginning at point i (from the start): element length.
+                    func runsBeginning(at i: Int) -> UnsafePointer<Double> {
+                        costs + (start + i < count ? start + i : start + i - count) * rowLength
+                    }
                     // One run: it starts at the start.
                     for j in minimum...(count - (runs - 1) * minimum) {
-                        cost[width + j] = costs[start * rowLength + j]
+                        cost[width + j] = runsBeginning(at: 0)[j]
                     }
                     guard runs > 1 else { return }
-                    for m in 2...runs {
-                        // Leave room for the runs after; the last layer only needs the end.
-                        let ends = m == runs ? count...count : (m * minimum)...(count - (runs - m) * minimum)
+                    // The layers before the last, taking each place i where their last run
+                    // may begin in turn, for every end j at once.
+                    for m in stride(from: 2, to: runs, by: 1) {
+                        // Leave room for the runs before and after.
+                        let ends = (m * minimum)...(count - (runs - m) * minimum)
+                        let (layer, choice) = (cost + m * width, previous + m * width)
                         for j in ends {
-                            var bestCost = Double.infinity
-                            var bestStart = 0
-                            for i in ((m - 1) * minimum)...(j - minimum) {
-                                let runStart = start + i < count ? start + i : start + i - count
-                                let total = cost[(m - 1) * width + i] + costs[runStart * rowLength + j - i]
-                                if total < bestCost {
-                                    bestCost = total
-                                    bestStart = i
-                                }
-                            }
-                            cost[m * width + j] = bestCost
-                            previous[m * width + j] = bestStart
+                            layer[j] = .infinity
+                            choice[j] = 0
+                        }
+                        for i in ((m - 1) * minimum)...(ends.upperBound - minimum) where cost[(m - 1) * width + i] < bound {
+                            Self.lower(
+                                layer, choice, to: cost[(m - 1) * width + i], plus: runsBeginning(at: i), from: i,
+                                over: max(ends.lowerBound, i + minimum)...ends.upperBound)
                         }
                     }
+                    // The last layer only needs the end.
+                    var bestCost = Double.infinity
+                    var bestStart = 0
+                    for i in ((runs - 1) * minimum)...(count - minimum) {
+                        let total = cost[(runs - 1) * width + i] + runsBeginning(at: i)[count - i]
+                        if total < bestCost {
+                            bestCost = total
+                            bestStart = i
+                        }
+                    }
+                    cost[runs * width + count] = bestCost
+                    previous[runs * width + count] = Int64(bestStart)
                 }
             }
         }
         var boundaries = [count]
         for m in stride(from: runs, to: 0, by: -1) {
-            boundaries.append(previous[m * width + boundaries[boundaries.count - 1]])
+            boundaries.append(Int(previous[m * width + boundaries[boundaries.count - 1]]))
         }
         return (boundaries.reversed().map { $0 + start }, cost[runs * width + count])
+    }
+
+    /// For every j in `range` where `base + costs[j − origin]` is less than `layer[j]`: that
+    /// sum becomes `layer[j]` and `origin` becomes `choice[j]`. Taking the origins in
+    /// increasing order, each j keeps the first origin of its least sum.
+    @inline(__always)
+    private static func lower(
+        _ layer: UnsafeMutablePointer<Double>, _ choice: UnsafeMutablePointer<Int64>, to base: Double,
+        plus costs: UnsafePointer<Double>, from origin: Int, over range: ClosedRange<Int>
+    ) {
+        var j = range.lowerBound
+        let (bases, origins) = (SIMD4<Double>(repeating: base), SIMD4<Int64>(repeating: Int64(origin)))
+        while j + 3 <= range.upperBound {
+            let sums = bases + UnsafeRawPointer(costs + (j - origin)).loadUnaligned(as: SIMD4<Double>.self)
+            let current = UnsafeRawPointer(layer + j).loadUnaligned(as: SIMD4<Double>.self)
+            let lower = sums .< current
+            UnsafeMutableRawPointer(layer + j).storeBytes(of: current.replacing(with: sums, where: lower), as: SIMD4<Double>.self)
+            let chosen = UnsafeRawPointer(choice + j).loadUnaligned(as: SIMD4<Int64>.self)
+            UnsafeMutableRawPointer(choice + j).storeBytes(of: chosen.replacing(with: origins, where: lower), as: SIMD4<Int64>.self)
+            j += 4
+        }
+        while j <= range.upperBound {
+            let sum = base + costs[j - origin]
+            if sum < layer[j] {
+                layer[j] = sum
+                choice[j] = Int64(origin)
+            }
+            j += 1
+        }
     }
 }
