@@ -26,36 +26,70 @@ struct OutlineMatch {
     /// triangle, the far side of a thin ellipse the stroke runs along one side of) counts as
     /// undrawn.
     init(stroke: [Point], sides: [[Point]]) {
+        let edgeCount = sides.reduce(0) { $0 + max(0, $1.count - 1) }
         var sumOfSquares = 0.0
         var largest = 0.0
-        var feet = [[Double]](repeating: [], count: sides.count)
-        for point in stroke {
-            var nearest = (distance: Double.infinity, side: 0, position: 0.0)
-            for k in sides.indices {
-                let foot = Self.foot(of: point, on: sides[k])
-                if foot.distance < nearest.distance { nearest = (foot.distance, k, foot.position) }
-            }
-            sumOfSquares += nearest.distance * nearest.distance
-            largest = max(largest, nearest.distance)
-            feet[nearest.side].append(nearest.position)
-        }
-        rmsDistance = (sumOfSquares / Double(max(stroke.count, 1))).squareRoot()
-        maximumDistance = largest
-        let bridge = 2 * StrokeResampling.length(of: stroke) / Double(max(stroke.count - 1, 1))
         var least = 1.0
         var drawn = 0.0
         var total = 0.0
-        for k in sides.indices {
-            let sorted = feet[k].sorted()
-            var covered = 0.0
-            for i in sorted.indices.dropFirst() where sorted[i] - sorted[i - 1] <= bridge {
-                covered += sorted[i] - sorted[i - 1]
+        withUnsafeTemporaryAllocation(of: Edge.self, capacity: edgeCount) { edges in
+            // Each side's edges, and its length.
+            var sideLengths: [Double] = []
+            sideLengths.reserveCapacity(sides.count)
+            var edgeCount = 0
+            for side in sides {
+                var travelled = 0.0
+                for k in side.indices.dropFirst() {
+                    let edge = Edge(from: side[k - 1], to: side[k], after: travelled)
+                    (edges.baseAddress! + edgeCount).initialize(to: edge)
+                    edgeCount += 1
+                    travelled += edge.length
+                }
+                sideLengths.append(travelled)
             }
-            let length = StrokeResampling.length(of: sides[k])
-            if length > 0 { least = min(least, covered / length) }
-            drawn += covered
-            total += length
+            defer { edges.baseAddress!.deinitialize(count: edgeCount) }
+            // Each stroke point's nearest side, and its foot there.
+            withUnsafeTemporaryAllocation(of: (side: Int, position: Double).self, capacity: stroke.count) { feet in
+                for (index, point) in stroke.enumerated() {
+                    var nearest = Nearest(to: point)
+                    var firstEdge = 0
+                    for (k, side) in sides.enumerated() where !side.isEmpty {
+                        nearest.consider(side[0], at: 0, on: k)
+                        for edge in edges[firstEdge..<(firstEdge + side.count - 1)] {
+                            let foot = edge.foot(of: point)
+                            nearest.consider(foot.point, at: foot.position, on: k)
+                        }
+                        firstEdge += side.count - 1
+                    }
+                    sumOfSquares += nearest.distance * nearest.distance
+                    largest = max(largest, nearest.distance)
+                    (feet.baseAddress! + index).initialize(to: (nearest.side, nearest.position))
+                }
+                // How much of each side the feet on it cover.
+                let bridge = 2 * StrokeResampling.length(of: stroke) / Double(max(stroke.count - 1, 1))
+                withUnsafeTemporaryAllocation(of: Double.self, capacity: stroke.count) { positions in
+                    for k in sides.indices {
+                        var count = 0
+                        for foot in feet[..<stroke.count] where foot.side == k {
+                            positions[count] = foot.position
+                            count += 1
+                        }
+                        var sorted = UnsafeMutableBufferPointer(rebasing: positions[..<count])
+                        sorted.sort()
+                        var covered = 0.0
+                        for i in sorted.indices.dropFirst() where sorted[i] - sorted[i - 1] <= bridge {
+                            covered += sorted[i] - sorted[i - 1]
+                        }
+                        let length = sideLengths[k]
+                        if length > 0 { least = min(least, covered / length) }
+                        drawn += covered
+                        total += length
+                    }
+                }
+            }
         }
+        rmsDistance = (sumOfSquares / Double(max(stroke.count, 1))).squareRoot()
+        maximumDistance = largest
         leastDrawnSide = least
         drawnFraction = total > 0 ? drawn / total : 1
     }
@@ -64,16 +98,78 @@ struct OutlineMatch {
     /// to the nearest point.
     static func foot(of point: Point, on polyline: [Point]) -> (distance: Double, position: Double) {
         guard let first = polyline.first else { return (.infinity, 0) }
-        var best = (distance: point.distance(to: first), position: 0.0)
+        var nearest = Nearest(to: point)
+        nearest.consider(first, at: 0, on: 0)
         var travelled = 0.0
         for k in polyline.indices.dropFirst() {
-            let (a, edge) = (polyline[k - 1], polyline[k] - polyline[k - 1])
-            let length = edge.length
-            let t = length > 0 ? min(1, max(0, (point - a).dot(edge) / (length * length))) : 0
-            let distance = point.distance(to: a + edge * t)
-            if distance < best.distance { best = (distance, travelled + t * length) }
-            travelled += length
+            let edge = Edge(from: polyline[k - 1], to: polyline[k], after: travelled)
+            let foot = edge.foot(of: point)
+            nearest.consider(foot.point, at: foot.position, on: 0)
+            travelled += edge.length
         }
-        return best
+        return (nearest.distance, nearest.position)
+    }
+
+    /// A straight piece of a side, prepared for finding the feet of many points on it.
+    struct Edge {
+        var start: Point
+        var vector: Point
+        var length: Double
+        /// `length × length`, which projections onto the edge divide by.
+        var lengthSquared: Double
+        /// The length of the side before the edge.
+        var travelled: Double
+
+        init(from start: Point, to end: Point, after travelled: Double) {
+            self.start = start
+            vector = end - start
+            length = vector.length
+            lengthSquared = length * length
+            self.travelled = travelled
+        }
+
+        /// The point of the edge nearest `point`, and the arc length along the side to it.
+        /// The projection needs a division only where it falls inside the edge.
+        @inline(__always)
+        func foot(of point: Point) -> (point: Point, position: Double) {
+            let along = (point - start).dot(vector)
+            let t: Double
+            if length > 0, lengthSquared < .infinity {
+                // Before the start the fraction would be a zero (either sign) or less: the
+                // start itself.
+                if along <= 0 { return (start, travelled) }
+                t = along >= lengthSquared ? 1 : min(1, max(0, along / lengthSquared))
+            } else {
+                t = length > 0 ? min(1, max(0, along / lengthSquared)) : 0
+            }
+            return (start + vector * t, travelled + t * length)
+        }
+    }
+
+    /// The nearest of the feet of a point considered so far: the first of the nearest.
+    struct Nearest {
+        let point: Point
+        private(set) var distance = Double.infinity
+        /// `distance` squared, as computed before its square root: a foot no nearer by this
+        /// measure is no nearer, and needs no square root.
+        private var squaredDistance = Double.infinity
+        private(set) var side = 0
+        private(set) var position = 0.0
+
+        init(to point: Point) {
+            self.point = point
+        }
+
+        /// Takes `foot`, at `position` along side `side`, when it is nearer than every
+        /// foot before it.
+        @inline(__always)
+        mutating func consider(_ foot: Point, at position: Double, on side: Int) {
+            let offset = point - foot
+            let squared = offset.x * offset.x + offset.y * offset.y
+            guard squared < squaredDistance else { return }
+            let distance = squared.squareRoot()
+            guard distance < self.distance else { return }
+            (self.distance, squaredDistance, self.side, self.position) = (distance, squared, side, position)
+        }
     }
 }
