@@ -15,7 +15,7 @@ public enum ShapeRecognizer {
     /// The recognised shape, or `.none` to leave the stroke as drawn.
     public static func recognize(_ points: [Point]) -> RecognizedShape {
         var unfitted: [(ShapeKind, String)] = []
-        return choice(among: candidates(points, unfitted: &unfitted))?.shape ?? .none
+        return choice(among: candidates(points, unfitted: &unfitted, stoppingAtAcceptedLine: true))?.shape ?? .none
     }
 
     /// The accepted candidate to report: a line when one passes, else the closest.
@@ -138,8 +138,11 @@ public enum ShapeRecognizer {
     }
 
     /// Every shape the stroke could be, each with its match; the shapes that could not
-    /// even be fitted go to `unfitted`, with the reason.
-    static func candidates(_ points: [Point], unfitted: inout [(ShapeKind, String)]) -> [Candidate] {
+    /// even be fitted go to `unfitted`, with the reason. With `stoppingAtAcceptedLine`,
+    /// only the line when it is accepted: it is chosen whatever else passes.
+    static func candidates(
+        _ points: [Point], unfitted: inout [(ShapeKind, String)], stoppingAtAcceptedLine: Bool = false
+    ) -> [Candidate] {
         let whole = StrokeResampling.resampled(points, count: sampleCount)
         guard !whole.isEmpty else {
             unfitted.append((.line, "the stroke has no length"))
@@ -164,6 +167,7 @@ public enum ShapeRecognizer {
             return Candidate(shape: RecognizedShape(kind: kind, points: replacement), match: match, size: size)
         }
         var result = [candidate(.line, FittedLine.segment(through: stroke))]
+        if stoppingAtAcceptedLine && result[0].isAccepted { return result }
         let polygons = PolygonFit(stroke)
         if let triangle = polygons.triangle() {
             result.append(candidate(.triangle, triangle))
