@@ -99,6 +99,23 @@ struct PointMoments {
         return max(0, (scatter.xx + scatter.yy) / 2 - (half * half + scatter.xy * scatter.xy).squareRoot())
     }
 
+    /// `squaredResidual(start, ends[k], count: counts[k])` for k in 0..<4, computed
+    /// together (the same operations, lane by lane).
+    @inline(__always)
+    static func squaredResiduals(_ start: Sums, _ ends: UnsafePointer<Sums>, counts: SIMD4<Double>) -> SIMD4<Double> {
+        let (a, b, c, d) = (ends[0], ends[1], ends[2], ends[3])
+        let n = counts
+        let sx = SIMD4(a.x, b.x, c.x, d.x) - start.x
+        let sy = SIMD4(a.y, b.y, c.y, d.y) - start.y
+        let xx = SIMD4(a.xx, b.xx, c.xx, d.xx) - start.xx - sx * sx / n
+        let xy = SIMD4(a.xy, b.xy, c.xy, d.xy) - start.xy - sx * sy / n
+        let yy = SIMD4(a.yy, b.yy, c.yy, d.yy) - start.yy - sy * sy / n
+        let half = (xx - yy) / 2
+        let residuals = (xx + yy) / 2 - (half * half + xy * xy).squareRoot()
+        // max(0, residual), lane by lane: the residual unless it is not at least 0.
+        return SIMD4(repeating: 0).replacing(with: residuals, where: residuals .>= 0)
+    }
+
     /// The mean and the scatter matrix (sums of products of deviations from the mean) of
     /// the `count` points whose running sums are `start` (before the first) and `end`.
     @inline(__always)

@@ -31,7 +31,17 @@ struct StraightRunPartition {
             guard longest >= minimum else { return }
             moments.withSums { sums in
                 for start in 0..<count {
-                    for length in minimum...longest {
+                    // Four lengths at a time, then the rest one by one.
+                    var length = minimum
+                    while length + 3 <= longest {
+                        let residuals = PointMoments.squaredResiduals(
+                            sums[start], sums.baseAddress! + start + length,
+                            counts: SIMD4(Double(length), Double(length + 1), Double(length + 2), Double(length + 3)))
+                        UnsafeMutableRawPointer(costs.baseAddress! + start * rowLength + length).storeBytes(
+                            of: residuals, as: SIMD4<Double>.self)
+                        length += 4
+                    }
+                    for length in length..<(longest + 1) {
                         costs[start * rowLength + length] = PointMoments.squaredResidual(
                             sums[start], sums[start + length], count: length)
                     }
