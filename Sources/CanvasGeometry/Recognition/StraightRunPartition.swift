@@ -63,12 +63,10 @@ struct StraightRunPartition {
     func runs(_ runs: Int) -> (runs: [Range<Int>], residual: Double)? {
         guard runs >= 1, count >= runs * Self.minimumRunLength, count - (runs - 1) * Self.minimumRunLength <= longest
         else { return nil }
-        let width = count + 1
-        // The dynamic program's tables, shared by every start tried.
-        var cost = [Double](repeating: .infinity, count: (runs + 1) * width)
-        var previous = [Int64](repeating: 0, count: (runs + 1) * width)
+        // The dynamic program's table, shared by every start tried.
+        var cost = [Double](repeating: .infinity, count: (runs + 1) * (count + 1))
         func partition(from start: Int, under bound: Double) -> (boundaries: [Int], residual: Double) {
-            self.partition(from: start, runs: runs, under: bound, cost: &cost, previous: &previous)
+            self.partition(from: start, runs: runs, under: bound, cost: &cost)
         }
         var best = partition(from: 0, under: .infinity)
         var tried = [Bool](repeating: false, count: count)
@@ -91,95 +89,88 @@ struct StraightRunPartition {
     /// The optimal partition of the points `start..<start + count` into `runs` runs: its
     /// boundaries `[start, b₁, …, start + count]` and total squared residual, when that is
     /// less than `bound`; otherwise a residual of at least `bound` (and boundaries of no
-    /// use). `cost` and `previous` are the dynamic program's tables, (runs + 1) × (count +
-    /// 1) each.
+    /// use). `cost` is the dynamic program's table, (runs + 1) × (count + 1).
     ///
     /// Of several equally good places for a run to begin, the first is kept. Residuals
     /// only grow as runs are added, so no run is tried after runs that already cost
     /// `bound`: the optimum under `bound`, and every tie it has, costs less all the way.
     private func partition(
-        from start: Int, runs: Int, under bound: Double, cost: inout [Double], previous: inout [Int64]
+        from start: Int, runs: Int, under bound: Double, cost: inout [Double]
     ) -> (boundaries: [Int], residual: Double) {
         let minimum = Self.minimumRunLength
         let (width, rowLength, count) = (count + 1, longest + 1, count)
-        // cost[m × width + j]: the least residual splitting the first j points into m
-        // runs; previous[m × width + j]: where the last of those runs begins.
-        costs.withUnsafeBufferPointer { costs in
+        // cost[m × width + j]: the least residual splitting the first j points into m runs.
+        return costs.withUnsafeBufferPointer { costs in
             cost.withUnsafeMutableBufferPointer { cost in
-                previous.withUnsafeMutableBufferPointer { previous in
-                    let (costs, cost, previous) = (costs.baseAddress!, cost.baseAddress!, previous.baseAddress!)
-                    /// The runs beginning at point i (from the start): element length.
-                    func runsBeginning(at i: Int) -> UnsafePointer<Double> {
-                        costs + (start + i < count ? start + i : start + i - count) * rowLength
+                let (costs, cost) = (costs.baseAddress!, cost.baseAddress!)
+                /// The runs beginning at point i (from the start): element length.
+                func runsBeginning(at i: Int) -> UnsafePointer<Double> {
+                    costs + (start + i < count ? start + i : start + i - count) * rowLength
+                }
+                // One run: it starts at the start.
+                for j in minimum...(count - (runs - 1) * minimum) {
+                    cost[width + j] = runsBeginning(at: 0)[j]
+                }
+                // The layers before the last, taking each place i where their last run may
+                // begin in turn, for every end j at once.
+                for m in stride(from: 2, to: runs, by: 1) {
+                    // Leave room for the runs before and after.
+                    let ends = (m * minimum)...(count - (runs - m) * minimum)
+                    let layer = cost + m * width
+                    for j in ends { layer[j] = .infinity }
+                    for i in ((m - 1) * minimum)...(ends.upperBound - minimum) where cost[(m - 1) * width + i] < bound {
+                        Self.lower(
+                            layer, to: cost[(m - 1) * width + i], plus: runsBeginning(at: i), from: i,
+                            over: max(ends.lowerBound, i + minimum)...ends.upperBound)
                     }
-                    // One run: it starts at the start.
-                    for j in minimum...(count - (runs - 1) * minimum) {
-                        cost[width + j] = runsBeginning(at: 0)[j]
-                    }
-                    guard runs > 1 else { return }
-                    // The layers before the last, taking each place i where their last run
-                    // may begin in turn, for every end j at once.
-                    for m in stride(from: 2, to: runs, by: 1) {
-                        // Leave room for the runs before and after.
-                        let ends = (m * minimum)...(count - (runs - m) * minimum)
-                        let (layer, choice) = (cost + m * width, previous + m * width)
-                        for j in ends {
-                            layer[j] = .infinity
-                            choice[j] = 0
-                        }
-                        for i in ((m - 1) * minimum)...(ends.upperBound - minimum) where cost[(m - 1) * width + i] < bound {
-                            Self.lower(
-                                layer, choice, to: cost[(m - 1) * width + i], plus: runsBeginning(at: i), from: i,
-                                over: max(ends.lowerBound, i + minimum)...ends.upperBound)
-                        }
-                    }
-                    // The last layer only needs the end.
-                    var bestCost = Double.infinity
-                    var bestStart = 0
+                }
+                // The last layer only needs the end.
+                if runs > 1 {
+                    var least = Double.infinity
                     for i in ((runs - 1) * minimum)...(count - minimum) {
                         let total = cost[(runs - 1) * width + i] + runsBeginning(at: i)[count - i]
-                        if total < bestCost {
-                            bestCost = total
-                            bestStart = i
-                        }
+                        if total < least { least = total }
                     }
-                    cost[runs * width + count] = bestCost
-                    previous[runs * width + count] = Int64(bestStart)
+                    cost[runs * width + count] = least
                 }
+                // Back from the end: where each run begins is the first place giving the
+                // least cost; the start when none does (an infinite cost, as the program
+                // comparing each place with the best so far would have left it, or a path
+                // through cells pruned at `bound`, whose boundaries are of no use).
+                var boundaries = [count]
+                for m in stride(from: runs, to: 1, by: -1) {
+                    let j = boundaries[boundaries.count - 1]
+                    let least = cost[m * width + j]
+                    let origins = ((m - 1) * minimum)..<max((m - 1) * minimum, j - minimum + 1)
+                    let origin = least < .infinity
+                        ? origins.first { cost[(m - 1) * width + $0] + runsBeginning(at: $0)[j - $0] == least } : nil
+                    boundaries.append(origin ?? 0)
+                }
+                boundaries.append(0)
+                return (boundaries.reversed().map { $0 + start }, cost[runs * width + count])
             }
         }
-        var boundaries = [count]
-        for m in stride(from: runs, to: 0, by: -1) {
-            boundaries.append(Int(previous[m * width + boundaries[boundaries.count - 1]]))
-        }
-        return (boundaries.reversed().map { $0 + start }, cost[runs * width + count])
     }
 
-    /// For every j in `range` where `base + costs[j − origin]` is less than `layer[j]`: that
-    /// sum becomes `layer[j]` and `origin` becomes `choice[j]`. Taking the origins in
-    /// increasing order, each j keeps the first origin of its least sum.
+    /// For every j in `range`: `layer[j]` becomes `base + costs[j − origin]` where that is
+    /// less (never a NaN).
     @inline(__always)
     private static func lower(
-        _ layer: UnsafeMutablePointer<Double>, _ choice: UnsafeMutablePointer<Int64>, to base: Double,
-        plus costs: UnsafePointer<Double>, from origin: Int, over range: ClosedRange<Int>
+        _ layer: UnsafeMutablePointer<Double>, to base: Double, plus costs: UnsafePointer<Double>, from origin: Int,
+        over range: ClosedRange<Int>
     ) {
         var j = range.lowerBound
-        let (bases, origins) = (SIMD4<Double>(repeating: base), SIMD4<Int64>(repeating: Int64(origin)))
+        let bases = SIMD4<Double>(repeating: base)
         while j + 3 <= range.upperBound {
             let sums = bases + UnsafeRawPointer(costs + (j - origin)).loadUnaligned(as: SIMD4<Double>.self)
             let current = UnsafeRawPointer(layer + j).loadUnaligned(as: SIMD4<Double>.self)
-            let lower = sums .< current
-            UnsafeMutableRawPointer(layer + j).storeBytes(of: current.replacing(with: sums, where: lower), as: SIMD4<Double>.self)
-            let chosen = UnsafeRawPointer(choice + j).loadUnaligned(as: SIMD4<Int64>.self)
-            UnsafeMutableRawPointer(choice + j).storeBytes(of: chosen.replacing(with: origins, where: lower), as: SIMD4<Int64>.self)
+            UnsafeMutableRawPointer(layer + j).storeBytes(
+                of: current.replacing(with: sums, where: sums .< current), as: SIMD4<Double>.self)
             j += 4
         }
         while j <= range.upperBound {
             let sum = base + costs[j - origin]
-            if sum < layer[j] {
-                layer[j] = sum
-                choice[j] = Int64(origin)
-            }
+            if sum < layer[j] { layer[j] = sum }
             j += 1
         }
     }
