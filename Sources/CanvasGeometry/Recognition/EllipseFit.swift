@@ -125,18 +125,26 @@ struct FittedEllipse {
                     // The damped normal equations (JᵀJ + λ diag JᵀJ) δ = −Jᵀr: row r of the
                     // augmented system is the sum over the points of Jᵢᵣ × (Jᵢ, −rᵢ), each
                     // entry summed in the points' order.
-                    let step = withUnsafeTemporaryAllocation(of: SIMD8<Double>.self, capacity: 5) { system in
-                        system.initialize(repeating: SIMD8())
-                        for row in rows {
-                            for r in 0..<5 { system[r] += row[r] * row }
+                    // (Five local sums, so that they stay in registers.)
+                    var system = (SIMD8<Double>(), SIMD8<Double>(), SIMD8<Double>(), SIMD8<Double>(), SIMD8<Double>())
+                    for row in rows {
+                        system.0 += row[0] * row
+                        system.1 += row[1] * row
+                        system.2 += row[2] * row
+                        system.3 += row[3] * row
+                        system.4 += row[4] * row
+                    }
+                    let step = withUnsafeTemporaryAllocation(of: Double.self, capacity: 5 * 6) { augmented in
+                        func write(_ sums: SIMD8<Double>, row r: Int) {
+                            for c in 0..<6 { augmented[r * 6 + c] = sums[c] }
+                            augmented[r * 6 + r] *= 1 + damping
                         }
-                        return withUnsafeTemporaryAllocation(of: Double.self, capacity: 5 * 6) { augmented in
-                            for r in 0..<5 {
-                                for c in 0..<6 { augmented[r * 6 + c] = system[r][c] }
-                                augmented[r * 6 + r] *= 1 + damping
-                            }
-                            return solve(augmented.baseAddress!)
-                        }
+                        write(system.0, row: 0)
+                        write(system.1, row: 1)
+                        write(system.2, row: 2)
+                        write(system.3, row: 3)
+                        write(system.4, row: 4)
+                        return solve(augmented.baseAddress!)
                     }
                     guard let step else { return }
                     var candidate = parameters
