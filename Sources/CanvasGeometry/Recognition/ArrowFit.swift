@@ -40,7 +40,8 @@ struct ArrowFit {
             let start = max(StrokeResampling.turnReach, Int(hookLength * Double(points.count - 1)))
             guard start < points.count - StrokeResampling.turnReach,
                 var tipIndex = (start..<(points.count - StrokeResampling.turnReach)).first(where: {
-                    StrokeResampling.turn(of: points, at: $0) > sharpTurn
+                    StrokeResampling.mayTurn(points, at: $0, moreThan: sharpTurn)
+                        && StrokeResampling.turn(of: points, at: $0) > sharpTurn
                 })
             else { return [] }
             // Climb to the sharpest point of the turn.

@@ -49,6 +49,8 @@ enum StrokeResampling {
         let window = Int(fraction * Double(stroke.count - 1))
         guard window >= turnReach, stroke.count > 2 * (window + turnReach) else { return stroke }
         func sharpest(_ range: ClosedRange<Int>) -> Int? {
+            // Most ends have no turn near `angle`: then no angle need be computed.
+            guard range.contains(where: { mayTurn(stroke, at: $0, moreThan: angle) }) else { return nil }
             let i = range.max { turn(of: stroke, at: $0) < turn(of: stroke, at: $1) }!
             return turn(of: stroke, at: i) > angle ? i : nil
         }
@@ -67,6 +69,17 @@ enum StrokeResampling {
     /// to `turnReach` samples after.
     static func turn(of stroke: [Point], at i: Int) -> Double {
         turn(from: stroke[i - turnReach], at: stroke[i], to: stroke[i + turnReach])
+    }
+
+    /// False when `turn(of: stroke, at: i)` is certainly no more than `angle`, found
+    /// without computing the angle: the chords' cross product is well within the slope of
+    /// `angle` times their dot product (a margin of a millionth, far above the angle's
+    /// rounding). True when the turn may be sharper.
+    static func mayTurn(_ stroke: [Point], at i: Int, moreThan angle: Double) -> Bool {
+        guard angle > 0, angle < Double.pi / 2 else { return true }
+        let (a, b) = (stroke[i] - stroke[i - turnReach], stroke[i + turnReach] - stroke[i])
+        let (cross, dot) = (a.cross(b), a.dot(b))
+        return !(dot > 0 && abs(cross) < dot * (tan(angle) * (1 - 1e-6)))
     }
 
     /// How sharply a path turns at `point` coming from `previous` and going to `next`, in
