@@ -92,13 +92,28 @@ enum StrokeResampling {
     /// The largest distance between two of the points: the stroke's size for every
     /// tolerance, whatever its shape or rotation.
     static func diameter(of points: [Point]) -> Double {
-        var largest = 0.0  // squared: one square root at the end
-        for i in points.indices {
-            for j in (i + 1)..<points.count {
-                let (dx, dy) = (points[i].x - points[j].x, points[i].y - points[j].y)
-                largest = max(largest, dx * dx + dy * dy)
+        // Squared: one square root at the end. The largest does not depend on the order
+        // the pairs are taken in, so four at a time, each lane keeping its own.
+        var largest = SIMD4<Double>()
+        var last = 0.0
+        points.withUnsafeBufferPointer { points in
+            for i in points.indices {
+                let (x, y) = (points[i].x, points[i].y)
+                var j = i + 1
+                while j + 4 <= points.count {
+                    let dx = SIMD4(points[j].x, points[j + 1].x, points[j + 2].x, points[j + 3].x)
+                    let dy = SIMD4(points[j].y, points[j + 1].y, points[j + 2].y, points[j + 3].y)
+                    let squares = (x - dx) * (x - dx) + (y - dy) * (y - dy)
+                    // max(largest, square), lane by lane: the square when it is at least as large.
+                    largest.replace(with: squares, where: squares .>= largest)
+                    j += 4
+                }
+                for j in j..<points.count {
+                    let (dx, dy) = (x - points[j].x, y - points[j].y)
+                    last = max(last, dx * dx + dy * dy)
+                }
             }
         }
-        return largest.squareRoot()
+        return max(last, largest.max()).squareRoot()
     }
 }
