@@ -25,13 +25,18 @@ struct OutlineMatch {
     /// side that the stroke only passes near (the undrawn base of a caret read as a
     /// triangle, the far side of a thin ellipse the stroke runs along one side of) counts as
     /// undrawn.
-    init(stroke: [Point], sides: [[Point]]) {
+    ///
+    /// With `limits`, the match stops at the first stroke point that takes the distances
+    /// beyond either (the root-mean-square distance, or the largest): the distances are
+    /// then those of the points so far, already beyond the limit, and nothing is drawn.
+    init(stroke: [Point], sides: [[Point]], givingUpBeyond limits: (rms: Double, largest: Double)? = nil) {
         let edgeCount = sides.reduce(0) { $0 + max(0, $1.count - 1) }
         var sumOfSquares = 0.0
         var largest = 0.0
         var least = 1.0
         var drawn = 0.0
         var total = 0.0
+        var givenUp = false
         // Each side's first point, edges and length; the edges' boxes coordinate by
         // coordinate (four rows), to bound four edges at a time. In flat buffers, so that
         // the loop over the stroke touches no array of arrays.
@@ -64,11 +69,19 @@ struct OutlineMatch {
                     withUnsafeTemporaryAllocation(of: (side: Int, position: Double).self, capacity: stroke.count) { feet in
                         // The edge the last point was nearest, which the next is usually near too.
                         var guess = 0
+                        // Sums of squares beyond this make the RMS distance exceed its limit:
+                        // the margin of a billionth is far above the rounding of a division
+                        // and a square root.
+                        let sumLimit = limits.map { $0.rms * $0.rms * Double(stroke.count) * (1 + 1e-9) } ?? .infinity
                         for (index, point) in stroke.enumerated() {
                             let nearest = Self.nearest(to: point, on: outline, edges, boxRows, guess: &guess)
                             sumOfSquares += nearest.distance * nearest.distance
                             largest = max(largest, nearest.distance)
                             (feet.baseAddress! + index).initialize(to: (nearest.side, nearest.position))
+                            if sumOfSquares > sumLimit || largest > limits?.largest ?? .infinity {
+                                givenUp = true
+                                return
+                            }
                         }
                         // How much of each side the feet on it cover.
                         let bridge = 2 * StrokeResampling.length(of: stroke) / Double(max(stroke.count - 1, 1))
@@ -96,8 +109,8 @@ struct OutlineMatch {
         }
         rmsDistance = (sumOfSquares / Double(max(stroke.count, 1))).squareRoot()
         maximumDistance = largest
-        leastDrawnSide = least
-        drawnFraction = total > 0 ? drawn / total : 1
+        leastDrawnSide = givenUp ? 0 : least
+        drawnFraction = givenUp ? 0 : total > 0 ? drawn / total : 1
     }
 
     /// The nearest foot of `point` on the sides of `outline`, whose edges are `edges` with

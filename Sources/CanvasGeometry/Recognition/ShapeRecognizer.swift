@@ -15,7 +15,7 @@ public enum ShapeRecognizer {
     /// The recognised shape, or `.none` to leave the stroke as drawn.
     public static func recognize(_ points: [Point]) -> RecognizedShape {
         var unfitted: [(ShapeKind, String)] = []
-        return choice(among: candidates(points, unfitted: &unfitted, stoppingAtAcceptedLine: true))?.shape ?? .none
+        return choice(among: candidates(points, unfitted: &unfitted, decidingOnly: true))?.shape ?? .none
     }
 
     /// The accepted candidate to report: a line when one passes, else the closest.
@@ -107,8 +107,23 @@ public enum ShapeRecognizer {
         enum Test { case rmsDistance, maximumDistance, drawnFraction, leastDrawnSide }
 
         /// The RMS and largest-distance tolerances for this shape (a line's are closer).
-        var distanceLimits: (rms: Double, largest: Double) {
-            shape.kind == .line ? (lineRMSTolerance, lineDistanceTolerance) : (rmsTolerance, distanceTolerance)
+        var distanceLimits: (rms: Double, largest: Double) { Self.distanceLimits(of: shape.kind) }
+
+        /// The RMS and largest-distance tolerances for a shape of `kind`.
+        static func distanceLimits(of kind: ShapeKind) -> (rms: Double, largest: Double) {
+            kind == .line ? (lineRMSTolerance, lineDistanceTolerance) : (rmsTolerance, distanceTolerance)
+        }
+
+        /// The match of `stroke` (of size `size`) with a shape of `kind` made of `sides`;
+        /// with `decidingOnly`, given up as soon as the stroke strays beyond the
+        /// tolerances, which refuses it all the same.
+        static func match(
+            _ stroke: [Point], size: Double, with kind: ShapeKind, sides: [[Point]], decidingOnly: Bool
+        ) -> OutlineMatch {
+            let (rmsLimit, distanceLimit) = distanceLimits(of: kind)
+            return OutlineMatch(
+                stroke: stroke, sides: sides,
+                givingUpBeyond: decidingOnly ? (rms: rmsLimit * size, largest: distanceLimit * size) : nil)
         }
 
         /// The first test the stroke fails against this shape; nil when it passes them all.
@@ -138,10 +153,12 @@ public enum ShapeRecognizer {
     }
 
     /// Every shape the stroke could be, each with its match; the shapes that could not
-    /// even be fitted go to `unfitted`, with the reason. With `stoppingAtAcceptedLine`,
-    /// only the line when it is accepted: it is chosen whatever else passes.
+    /// even be fitted go to `unfitted`, with the reason. With `decidingOnly` (for
+    /// `recognize`), only what decides the choice: the line alone when it is accepted (it
+    /// is chosen whatever else passes), and each match no further than it takes to refuse
+    /// it (its scores are then partial).
     static func candidates(
-        _ points: [Point], unfitted: inout [(ShapeKind, String)], stoppingAtAcceptedLine: Bool = false
+        _ points: [Point], unfitted: inout [(ShapeKind, String)], decidingOnly: Bool = false
     ) -> [Candidate] {
         let whole = StrokeResampling.resampled(points, count: sampleCount)
         guard !whole.isEmpty else {
@@ -163,11 +180,11 @@ public enum ShapeRecognizer {
         /// segments.
         func candidate(_ kind: ShapeKind, _ replacement: [Point], sides: [[Point]]? = nil) -> Candidate {
             let sides = sides ?? Self.segments(of: replacement)
-            let match = OutlineMatch(stroke: stroke, sides: sides)
+            let match = Candidate.match(stroke, size: size, with: kind, sides: sides, decidingOnly: decidingOnly)
             return Candidate(shape: RecognizedShape(kind: kind, points: replacement), match: match, size: size)
         }
         var result = [candidate(.line, FittedLine.segment(through: stroke))]
-        if stoppingAtAcceptedLine && result[0].isAccepted { return result }
+        if decidingOnly && result[0].isAccepted { return result }
         let polygons = PolygonFit(stroke)
         if let triangle = polygons.triangle() {
             result.append(candidate(.triangle, triangle))
@@ -187,7 +204,9 @@ public enum ShapeRecognizer {
             : PolygonFit.orientedRectangle(whole).map {
                 Candidate(
                     shape: RecognizedShape(kind: .rectangle, points: $0),
-                    match: OutlineMatch(stroke: whole, sides: segments(of: $0)), size: wholeSize)
+                    match: Candidate.match(
+                        whole, size: wholeSize, with: .rectangle, sides: segments(of: $0), decidingOnly: decidingOnly),
+                    size: wholeSize)
             }
         result += [split, oriented].compactMap { $0 }
         if split == nil {
@@ -231,7 +250,8 @@ public enum ShapeRecognizer {
                 ))
         }
         for arrow in arrows {
-            let match = OutlineMatch(stroke: whole, sides: arrow.drawnSides)
+            let match = Candidate.match(
+                whole, size: wholeSize, with: .arrow, sides: arrow.drawnSides, decidingOnly: decidingOnly)
             result.append(
                 Candidate(
                     shape: RecognizedShape(kind: .arrow, points: arrow.symmetricPolyline), match: match,
