@@ -277,7 +277,8 @@ public enum ShapeRecognizer {
     static func corner(of stroke: [Point], beyond ellipse: FittedEllipse) -> (index: Int, turn: Double, expected: Double)? {
         let reach = StrokeResampling.turnReach
         guard stroke.count > 2 * reach else { return nil }
-        for index in reach..<(stroke.count - reach) where StrokeResampling.mayTurn(stroke, at: index, moreThan: sharpTurn) {
+        let filter = StrokeResampling.SharpTurnFilter(angle: sharpTurn)
+        for index in reach..<(stroke.count - reach) where filter.mayTurn(stroke, at: index) {
             let turn = StrokeResampling.turn(of: stroke, at: index)
             guard turn > sharpTurn else { continue }
             // The ellipse's own turn there, from the projections of the same three samples

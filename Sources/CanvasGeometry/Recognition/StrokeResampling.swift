@@ -48,9 +48,10 @@ enum StrokeResampling {
     static func trimmingHooks(_ stroke: [Point], within fraction: Double, sharperThan angle: Double) -> [Point] {
         let window = Int(fraction * Double(stroke.count - 1))
         guard window >= turnReach, stroke.count > 2 * (window + turnReach) else { return stroke }
+        let filter = SharpTurnFilter(angle: angle)
         func sharpest(_ range: ClosedRange<Int>) -> Int? {
             // Most ends have no turn near `angle`: then no angle need be computed.
-            guard range.contains(where: { mayTurn(stroke, at: $0, moreThan: angle) }) else { return nil }
+            guard range.contains(where: { filter.mayTurn(stroke, at: $0) }) else { return nil }
             let i = range.max { turn(of: stroke, at: $0) < turn(of: stroke, at: $1) }!
             return turn(of: stroke, at: i) > angle ? i : nil
         }
@@ -71,15 +72,24 @@ enum StrokeResampling {
         turn(from: stroke[i - turnReach], at: stroke[i], to: stroke[i + turnReach])
     }
 
-    /// False when `turn(of: stroke, at: i)` is certainly no more than `angle`, found
-    /// without computing the angle: the chords' cross product is well within the slope of
-    /// `angle` times their dot product (a margin of a millionth, far above the angle's
-    /// rounding). True when the turn may be sharper.
-    static func mayTurn(_ stroke: [Point], at i: Int, moreThan angle: Double) -> Bool {
-        guard angle > 0, angle < Double.pi / 2 else { return true }
-        let (a, b) = (stroke[i] - stroke[i - turnReach], stroke[i + turnReach] - stroke[i])
-        let (cross, dot) = (a.cross(b), a.dot(b))
-        return !(dot > 0 && abs(cross) < dot * (tan(angle) * (1 - 1e-6)))
+    /// A quick test for turns sharper than an angle: false when `turn(of: stroke, at: i)`
+    /// is certainly no more than the angle, found without computing the turn (the chords'
+    /// cross product is well within the angle's slope times their dot product, a margin of
+    /// a millionth, far above the rounding of the turn); true when it may be sharper.
+    struct SharpTurnFilter {
+        /// The angle's tangent less a millionth; nil for angles of 90° or more, or none.
+        private let slope: Double?
+
+        init(angle: Double) {
+            slope = angle > 0 && angle < Double.pi / 2 ? tan(angle) * (1 - 1e-6) : nil
+        }
+
+        func mayTurn(_ stroke: [Point], at i: Int) -> Bool {
+            guard let slope else { return true }
+            let (a, b) = (stroke[i] - stroke[i - turnReach], stroke[i + turnReach] - stroke[i])
+            let (cross, dot) = (a.cross(b), a.dot(b))
+            return !(dot > 0 && abs(cross) < dot * slope)
+        }
     }
 
     /// How sharply a path turns at `point` coming from `previous` and going to `next`, in
