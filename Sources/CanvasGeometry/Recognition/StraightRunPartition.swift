@@ -88,8 +88,9 @@ struct StraightRunPartition {
 
     /// The optimal partition of the points `start..<start + count` into `runs` runs: its
     /// boundaries `[start, b₁, …, start + count]` and total squared residual, when that is
-    /// less than `bound`; otherwise a residual of at least `bound` (and boundaries of no
-    /// use). `cost` is the dynamic program's table, (runs + 1) × (count + 1).
+    /// less than `bound`; otherwise a residual of at least `bound` and no boundaries (unless
+    /// `bound` is infinite). `cost` is the dynamic program's table, (runs + 1) × (count +
+    /// 1).
     ///
     /// Of several equally good places for a run to begin, the first is kept. Residuals
     /// only grow as runs are added, so no run is tried after runs that already cost
@@ -133,21 +134,27 @@ struct StraightRunPartition {
                     }
                     cost[runs * width + count] = least
                 }
+                // A partition no better than a finite `bound` is of no use: no boundaries.
+                let residual = cost[runs * width + count]
+                guard residual < bound || bound == .infinity else { return ([], residual) }
                 // Back from the end: where each run begins is the first place giving the
-                // least cost; the start when none does (an infinite cost, as the program
-                // comparing each place with the best so far would have left it, or a path
-                // through cells pruned at `bound`, whose boundaries are of no use).
-                var boundaries = [count]
-                for m in stride(from: runs, to: 1, by: -1) {
-                    let j = boundaries[boundaries.count - 1]
-                    let least = cost[m * width + j]
-                    let origins = ((m - 1) * minimum)..<max((m - 1) * minimum, j - minimum + 1)
-                    let origin = least < .infinity
-                        ? origins.first { cost[(m - 1) * width + $0] + runsBeginning(at: $0)[j - $0] == least } : nil
-                    boundaries.append(origin ?? 0)
+                // least cost (the start when none does: an infinite cost, as the program
+                // comparing each place with the best so far would have left it).
+                let boundaries = [Int](unsafeUninitializedCapacity: runs + 1) { boundaries, initialized in
+                    var j = count
+                    boundaries[runs] = start + count
+                    for m in stride(from: runs, to: 1, by: -1) {
+                        let least = cost[m * width + j]
+                        let origins = ((m - 1) * minimum)..<max((m - 1) * minimum, j - minimum + 1)
+                        let origin = least < .infinity
+                            ? origins.first { cost[(m - 1) * width + $0] + runsBeginning(at: $0)[j - $0] == least } : nil
+                        j = origin ?? 0
+                        boundaries[m - 1] = start + j
+                    }
+                    boundaries[0] = start
+                    initialized = runs + 1
                 }
-                boundaries.append(0)
-                return (boundaries.reversed().map { $0 + start }, cost[runs * width + count])
+                return (boundaries, residual)
             }
         }
     }
