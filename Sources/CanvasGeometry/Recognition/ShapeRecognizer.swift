@@ -160,9 +160,13 @@ public enum ShapeRecognizer {
     static func candidates(
         _ points: [Point], unfitted: inout [(ShapeKind, String)], decidingOnly: Bool = false
     ) -> [Candidate] {
+        /// Notes why a shape could not be fitted (for `explain`: not when only deciding).
+        func note(_ kind: ShapeKind, _ reason: @autoclosure () -> String) {
+            if !decidingOnly { unfitted.append((kind, reason())) }
+        }
         let whole = StrokeResampling.resampled(points, count: sampleCount)
         guard !whole.isEmpty else {
-            unfitted.append((.line, "the stroke has no length"))
+            note(.line, "the stroke has no length")
             return []
         }
         let wholeSize = StrokeResampling.diameter(of: whole)
@@ -172,7 +176,7 @@ public enum ShapeRecognizer {
             StrokeResampling.trimmingHooks(whole, within: hookLength, sharperThan: sharpTurn), count: sampleCount)
         let size = StrokeResampling.diameter(of: stroke)
         guard size > 0, size.isFinite else {
-            unfitted.append((.line, "the stroke has no extent"))
+            note(.line, "the stroke has no extent")
             return []
         }
 
@@ -184,12 +188,13 @@ public enum ShapeRecognizer {
             return Candidate(shape: RecognizedShape(kind: kind, points: replacement), match: match, size: size)
         }
         var result = [candidate(.line, FittedLine.segment(through: stroke))]
+        result.reserveCapacity(8)
         if decidingOnly && result[0].isAccepted { return result }
         let polygons = PolygonFit(stroke)
         if let triangle = polygons.triangle() {
             result.append(candidate(.triangle, triangle))
         } else {
-            unfitted.append((.triangle, "no three straight runs meet in corners"))
+            note(.triangle, "no three straight runs meet in corners")
         }
         let split = polygons.rectangle(skewTolerance: skewTolerance).map {
             candidate(.rectangle, $0.rectangle, sides: segments(of: $0.drawn))
@@ -211,43 +216,37 @@ public enum ShapeRecognizer {
         result += [split, oriented].compactMap { $0 }
         if split == nil {
             let degrees = Int((skewTolerance * 180 / .pi).rounded())
-            unfitted.append(
-                (
-                    .rectangle,
-                    "the four straight runs meet at a corner more than \(degrees)° from square"
-                        + (oriented == nil ? "" : " (the rectangle of the stroke's dominant direction was tried instead)")
-                ))
+            note(
+                .rectangle,
+                "the four straight runs meet at a corner more than \(degrees)° from square"
+                    + (oriented == nil ? "" : " (the rectangle of the stroke's dominant direction was tried instead)"))
         }
         // An ellipse has no corners (which keeps most pentagons, close to their circles, from
         // being taken for them), and one wider than the stroke cannot be mostly traced by it.
         if let ellipse = FittedEllipse(fitting: stroke) {
             if ellipse.semiMajor > size {
-                unfitted.append((.ellipse, "the fitted ellipse is wider than the stroke"))
+                note(.ellipse, "the fitted ellipse is wider than the stroke")
             } else if let corner = corner(of: stroke, beyond: ellipse) {
                 let degrees = { (angle: Double) in Int((angle * 180 / .pi).rounded()) }
                 let at = Int((100 * Double(corner.index) / Double(stroke.count - 1)).rounded())
-                unfitted.append(
-                    (
-                        .ellipse,
-                        "a corner \(at)% along the stroke: it turns \(degrees(corner.turn))° where the ellipse turns "
-                            + "\(degrees(corner.expected))° (more than \(degrees(cornerExcess))° beyond)"
-                    ))
+                note(
+                    .ellipse,
+                    "a corner \(at)% along the stroke: it turns \(degrees(corner.turn))° where the ellipse turns "
+                        + "\(degrees(corner.expected))° (more than \(degrees(cornerExcess))° beyond)")
             } else {
                 let outline = ellipse.outline(tolerance: ellipseFlatness, minimumSegments: ellipseMinimumSegments)
                 result.append(candidate(.ellipse, outline, sides: [outline]))
             }
         } else {
-            unfitted.append((.ellipse, "the best conic through the stroke is not an ellipse"))
+            note(.ellipse, "the best conic through the stroke is not an ellipse")
         }
         let arrows = ArrowFit.candidates(
             whole, hookLength: hookLength, sharpTurn: sharpTurn, maximumBow: distanceTolerance * wholeSize)
         if arrows.isEmpty {
-            unfitted.append(
-                (
-                    .arrow,
-                    "no arrow reading: no tip (a turn sharper than 60° past the first tenth), a bowed shaft, or "
-                        + "barbs that do not point back along the shaft from both sides"
-                ))
+            note(
+                .arrow,
+                "no arrow reading: no tip (a turn sharper than 60° past the first tenth), a bowed shaft, or "
+                    + "barbs that do not point back along the shaft from both sides")
         }
         for arrow in arrows {
             let match = Candidate.match(
