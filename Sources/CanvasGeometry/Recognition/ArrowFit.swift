@@ -36,11 +36,13 @@ struct ArrowFit {
     /// sharper than `sharpTurn` (radians) beyond `hookLength` of the stroke's length from
     /// its tail end. The caller judges which reading, if any, the stroke actually follows.
     static func candidates(_ stroke: [Point], hookLength: Double, sharpTurn: Double, maximumBow: Double) -> [ArrowFit] {
-        [stroke, stroke.reversed()].flatMap { points -> [ArrowFit] in
+        let filter = StrokeResampling.SharpTurnFilter(angle: sharpTurn)
+        return [stroke, stroke.reversed()].flatMap { points -> [ArrowFit] in
             let start = max(StrokeResampling.turnReach, Int(hookLength * Double(points.count - 1)))
             guard start < points.count - StrokeResampling.turnReach,
                 var tipIndex = (start..<(points.count - StrokeResampling.turnReach)).first(where: {
-                    StrokeResampling.turn(of: points, at: $0) > sharpTurn
+                    filter.mayTurn(points, at: $0)
+                        && StrokeResampling.turn(of: points, at: $0) > sharpTurn
                 })
             else { return [] }
             // Climb to the sharpest point of the turn.

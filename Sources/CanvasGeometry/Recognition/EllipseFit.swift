@@ -26,16 +26,19 @@ struct FittedEllipse {
         let spread = (points.reduce(0) { $0 + ($1 - mean).dot($1 - mean) } / Double(points.count)).squareRoot()
         guard spread > 0 else { return nil }
         // Normal equations MᵀM c = Mᵀ1 for the rows (x², xy, y², x, y).
-        var normal = [[Double]](repeating: [Double](repeating: 0, count: 6), count: 5)
-        for point in points {
-            let p = (point - mean) / spread
-            let row = [p.x * p.x, p.x * p.y, p.y * p.y, p.x, p.y]
-            for r in 0..<5 {
-                for c in 0..<5 { normal[r][c] += row[r] * row[c] }
-                normal[r][5] += row[r]
+        let solution = withUnsafeTemporaryAllocation(of: Double.self, capacity: 5 * 6) { normal -> SIMD8<Double>? in
+            normal.initialize(repeating: 0)
+            for point in points {
+                let p = (point - mean) / spread
+                let row = SIMD8<Double>(p.x * p.x, p.x * p.y, p.y * p.y, p.x, p.y, 0, 0, 0)
+                for r in 0..<5 {
+                    for c in 0..<5 { normal[r * 6 + c] += row[r] * row[c] }
+                    normal[r * 6 + 5] += row[r]
+                }
             }
+            return Self.solve(normal.baseAddress!)
         }
-        guard let coefficients = Self.solve(normal) else { return nil }
+        guard let coefficients = solution else { return nil }
         let (a, b, c, d, e) = (coefficients[0], coefficients[1], coefficients[2], coefficients[3], coefficients[4])
         let determinant = 4 * a * c - b * b
         guard determinant > 0 else { return nil }
@@ -53,12 +56,12 @@ struct FittedEllipse {
         guard g > 0, small > 0 else { return nil }
         // The major axis is the eigenvector of the smaller eigenvalue.
         let axis = abs(b) > 1e-12 ? Point(x: b / 2, y: small - a) : (a <= c ? Point(x: 1, y: 0) : Point(x: 0, y: 1))
-        var parameters = [
+        // Centre, semi-axes (the first at `angle`) and angle; the last lanes unused.
+        var parameters = SIMD8<Double>(
             mean.x + cx * spread, mean.y + cy * spread, (g / small).squareRoot() * spread,
-            (g / large).squareRoot() * spread, atan2(axis.y, axis.x),
-        ]
-        Self.refine(&parameters, to: points)
-        guard parameters.allSatisfy(\.isFinite), parameters[2] > 0, parameters[3] > 0 else { return nil }
+            (g / large).squareRoot() * spread, atan2(axis.y, axis.x), 0, 0, 0)
+        points.withUnsafeBufferPointer { Self.refine(&parameters, to: $0) }
+        guard (0..<5).allSatisfy({ parameters[$0].isFinite }), parameters[2] > 0, parameters[3] > 0 else { return nil }
         center = Point(x: parameters[0], y: parameters[1])
         let angle = parameters[2] >= parameters[3] ? parameters[4] : parameters[4] + Double.pi / 2
         semiMajor = max(parameters[2], parameters[3])
@@ -79,68 +82,89 @@ struct FittedEllipse {
     /// The Sampson distances from `points` to the ellipse with centre (p[0], p[1]),
     /// semi-axes p[2] and p[3], the first at angle p[4], written into `residuals`; their
     /// sum of squares.
-    private static func residuals(_ p: [Double], _ points: [Point], into residuals: inout [Double]) -> Double {
+    private static func residuals(
+        _ p: SIMD8<Double>, _ points: UnsafeBufferPointer<Point>, into residuals: UnsafeMutablePointer<Double>
+    ) -> Double {
         let (c, s) = (cos(p[4]), sin(p[4]))
         let (a2, b2) = (p[2] * p[2], p[3] * p[3])
-        var sum = 0.0
         for k in points.indices {
             let (dx, dy) = (points[k].x - p[0], points[k].y - p[1])
             let (u, v) = (dx * c + dy * s, -dx * s + dy * c)
             let value = u * u / a2 + v * v / b2 - 1
             let gradient = 2 * (u * u / (a2 * a2) + v * v / (b2 * b2)).squareRoot()
             residuals[k] = gradient > 0 ? value / gradient : 0
-            sum += residuals[k] * residuals[k]
         }
+        // Summed apart, so that the loop above has no chain from one point to the next.
+        var sum = 0.0
+        for k in points.indices { sum += residuals[k] * residuals[k] }
         return sum
     }
 
     /// Levenberg–Marquardt on the parameters of `residuals`, with forward-difference
     /// derivatives; a few iterations suffice from the algebraic start.
-    private static func refine(_ parameters: inout [Double], to points: [Point]) {
+    private static func refine(_ parameters: inout SIMD8<Double>, to points: UnsafeBufferPointer<Point>) {
         let n = points.count
         let scale = max(parameters[2], parameters[3])
-        let steps = [scale, scale, scale, scale, 1].map { 1e-6 * $0 }
-        var residual = [Double](repeating: 0, count: n)
-        var cost = residuals(parameters, points, into: &residual)
-        var shifted = [Double](repeating: 0, count: n)
-        var jacobian = [Double](repeating: 0, count: 5 * n)
-        var damping = 1e-3
-        for _ in 0..<20 {
-            for k in 0..<5 {
-                var moved = parameters
-                moved[k] += steps[k]
-                _ = residuals(moved, points, into: &shifted)
-                for i in 0..<n { jacobian[k * n + i] = (shifted[i] - residual[i]) / steps[k] }
-            }
-            // The damped normal equations (JᵀJ + λ diag JᵀJ) δ = −Jᵀr.
-            var system = [[Double]](repeating: [Double](repeating: 0, count: 6), count: 5)
-            for r in 0..<5 {
-                for c in 0..<5 {
-                    var sum = 0.0
-                    for i in 0..<n { sum += jacobian[r * n + i] * jacobian[c * n + i] }
-                    system[r][c] = sum
+        let steps = SIMD8<Double>(scale, scale, scale, scale, 1, 0, 0, 0) * 1e-6
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * n) { buffers in
+            var (residual, shifted) = (buffers.baseAddress!, buffers.baseAddress! + n)
+            // Row i: the derivatives of residual i by the five parameters, then minus the
+            // residual; the products of these rows make the normal equations.
+            withUnsafeTemporaryAllocation(of: SIMD8<Double>.self, capacity: n) { rows in
+                rows.initialize(repeating: SIMD8())
+                var cost = residuals(parameters, points, into: residual)
+                var damping = 1e-3
+                for _ in 0..<20 {
+                    for k in 0..<5 {
+                        var moved = parameters
+                        moved[k] += steps[k]
+                        _ = residuals(moved, points, into: shifted)
+                        for i in 0..<n { rows[i][k] = (shifted[i] - residual[i]) / steps[k] }
+                    }
+                    for i in 0..<n { rows[i][5] = -residual[i] }
+                    // The damped normal equations (JᵀJ + λ diag JᵀJ) δ = −Jᵀr: row r of the
+                    // augmented system is the sum over the points of Jᵢᵣ × (Jᵢ, −rᵢ), each
+                    // entry summed in the points' order.
+                    // (Five local sums, so that they stay in registers.)
+                    var system = (SIMD8<Double>(), SIMD8<Double>(), SIMD8<Double>(), SIMD8<Double>(), SIMD8<Double>())
+                    for row in rows {
+                        system.0 += row[0] * row
+                        system.1 += row[1] * row
+                        system.2 += row[2] * row
+                        system.3 += row[3] * row
+                        system.4 += row[4] * row
+                    }
+                    let step = withUnsafeTemporaryAllocation(of: Double.self, capacity: 5 * 6) { augmented in
+                        func write(_ sums: SIMD8<Double>, row r: Int) {
+                            for c in 0..<6 { augmented[r * 6 + c] = sums[c] }
+                            augmented[r * 6 + r] *= 1 + damping
+                        }
+                        write(system.0, row: 0)
+                        write(system.1, row: 1)
+                        write(system.2, row: 2)
+                        write(system.3, row: 3)
+                        write(system.4, row: 4)
+                        return solve(augmented.baseAddress!)
+                    }
+                    guard let step else { return }
+                    var candidate = parameters
+                    for k in 0..<5 { candidate[k] += step[k] }
+                    guard candidate[2] > 0, candidate[3] > 0 else {
+                        damping *= 10
+                        continue
+                    }
+                    let candidateCost = residuals(candidate, points, into: shifted)
+                    if candidateCost < cost {
+                        let improvement = cost - candidateCost
+                        (parameters, cost) = (candidate, candidateCost)
+                        swap(&residual, &shifted)
+                        damping /= 10
+                        if improvement < 1e-9 * cost { return }
+                    } else {
+                        damping *= 10
+                        if damping > 1e8 { return }
+                    }
                 }
-                system[r][r] *= 1 + damping
-                var sum = 0.0
-                for i in 0..<n { sum -= jacobian[r * n + i] * residual[i] }
-                system[r][5] = sum
-            }
-            guard let step = solve(system) else { return }
-            let candidate = (0..<5).map { parameters[$0] + step[$0] }
-            guard candidate[2] > 0, candidate[3] > 0 else {
-                damping *= 10
-                continue
-            }
-            let candidateCost = residuals(candidate, points, into: &shifted)
-            if candidateCost < cost {
-                let improvement = cost - candidateCost
-                (parameters, cost) = (candidate, candidateCost)
-                swap(&residual, &shifted)
-                damping /= 10
-                if improvement < 1e-9 * cost { return }
-            } else {
-                damping *= 10
-                if damping > 1e8 { return }
             }
         }
     }
@@ -160,25 +184,31 @@ struct FittedEllipse {
         }
     }
 
-    /// Gaussian elimination with partial pivoting on an augmented n × (n + 1) system; nil
-    /// when it is singular.
-    private static func solve(_ system: [[Double]]) -> [Double]? {
-        var m = system
-        let n = m.count
-        let scale = m.flatMap { $0 }.reduce(0) { max($0, abs($1)) }
+    /// Gaussian elimination with partial pivoting on the augmented 5 × 6 system `m` (rows
+    /// of 6, overwritten); its solution in the first five lanes, nil when it is singular.
+    private static func solve(_ m: UnsafeMutablePointer<Double>) -> SIMD8<Double>? {
+        let n = 5
+        let width = n + 1
+        var scale = 0.0
+        for k in 0..<(n * width) { scale = max(scale, abs(m[k])) }
         for column in 0..<n {
-            let pivot = (column..<n).max { abs(m[$0][column]) < abs(m[$1][column]) }!
-            guard abs(m[pivot][column]) > 1e-12 * scale else { return nil }
-            m.swapAt(column, pivot)
+            // The first row of the largest entry.
+            var pivot = column
+            for row in (column + 1)..<n where abs(m[pivot * width + column]) < abs(m[row * width + column]) {
+                pivot = row
+            }
+            guard abs(m[pivot * width + column]) > 1e-12 * scale else { return nil }
+            for k in 0..<width { swap(&m[column * width + k], &m[pivot * width + k]) }
             for row in (column + 1)..<n {
-                let factor = m[row][column] / m[column][column]
-                for k in column...n { m[row][k] -= factor * m[column][k] }
+                let factor = m[row * width + column] / m[column * width + column]
+                for k in column...n { m[row * width + k] -= factor * m[column * width + k] }
             }
         }
-        var solution = [Double](repeating: 0, count: n)
+        var solution = SIMD8<Double>()
         for row in stride(from: n - 1, through: 0, by: -1) {
-            let tail = ((row + 1)..<n).reduce(0) { $0 + m[row][$1] * solution[$1] }
-            solution[row] = (m[row][n] - tail) / m[row][row]
+            var tail = 0.0
+            for k in (row + 1)..<n { tail += m[row * width + k] * solution[k] }
+            solution[row] = (m[row * width + n] - tail) / m[row * width + row]
         }
         return solution
     }

@@ -33,32 +33,41 @@ struct FittedLine {
 /// Running sums of a point sequence's first and second moments, so that the best line
 /// through any contiguous run of points, and its residual, cost constant time.
 struct PointMoments {
+    /// The sums of the moments of points 0..<i (about `origin`).
+    struct Sums {
+        var x = 0.0, y = 0.0, xx = 0.0, xy = 0.0, yy = 0.0
+    }
+
     /// The origin the sums are taken about (the points' mean), keeping squares small.
     private let origin: Point
     /// Element i holds the sums over points 0..<i.
-    private var sumX: [Double] = [0]
-    private var sumY: [Double] = [0]
-    private var sumXX: [Double] = [0]
-    private var sumXY: [Double] = [0]
-    private var sumYY: [Double] = [0]
+    private let sums: [Sums]
 
     /// Moments of `points`; with `cyclic`, of the points twice over, so that runs may wrap
     /// around the end of a closed stroke (indices up to 2 × count).
     init(_ points: [Point], cyclic: Bool) {
-        origin = points.reduce(Point(x: 0, y: 0), +) / Double(max(points.count, 1))
-        for point in cyclic ? points + points : points {
-            let p = point - origin
-            sumX.append(sumX[sumX.count - 1] + p.x)
-            sumY.append(sumY[sumY.count - 1] + p.y)
-            sumXX.append(sumXX[sumXX.count - 1] + p.x * p.x)
-            sumXY.append(sumXY[sumXY.count - 1] + p.x * p.y)
-            sumYY.append(sumYY[sumYY.count - 1] + p.y * p.y)
+        let origin = points.reduce(Point(x: 0, y: 0), +) / Double(max(points.count, 1))
+        let count = cyclic ? 2 * points.count : points.count
+        sums = [Sums](unsafeUninitializedCapacity: count + 1) { buffer, initialized in
+            var running = Sums()
+            buffer[0] = running
+            for k in 0..<count {
+                let p = points[k < points.count ? k : k - points.count] - origin
+                running.x += p.x
+                running.y += p.y
+                running.xx += p.x * p.x
+                running.xy += p.x * p.y
+                running.yy += p.y * p.y
+                buffer[k + 1] = running
+            }
+            initialized = count + 1
         }
+        self.origin = origin
     }
 
     /// The total-least-squares line through points `range` (at least two of them).
     func line(through range: Range<Int>) -> FittedLine {
-        let scatter = scatter(of: range)
+        let scatter = Self.scatter(sums[range.lowerBound], sums[range.upperBound], count: range.count)
         // The principal axis of the 2 × 2 scatter matrix, in closed form: the eigenvector
         // (λ − yy, xy) of the larger eigenvalue λ.
         let half = (scatter.xx - scatter.yy) / 2
@@ -72,23 +81,53 @@ struct PointMoments {
     /// The sum of squared distances from points `range` to their best line: the smaller
     /// eigenvalue of their scatter matrix.
     func squaredResidual(of range: Range<Int>) -> Double {
-        let scatter = scatter(of: range)
+        Self.squaredResidual(sums[range.lowerBound], sums[range.upperBound], count: range.count)
+    }
+
+    /// Calls `body` with the running sums (element i: over points 0..<i), for loops that
+    /// take many residuals (`squaredResidual(_:_:count:)` of two elements).
+    func withSums<Result>(_ body: (UnsafeBufferPointer<Sums>) -> Result) -> Result {
+        sums.withUnsafeBufferPointer(body)
+    }
+
+    /// The squared residual of the `count` points whose running sums are `start` (before
+    /// the first) and `end` (after the last).
+    @inline(__always)
+    static func squaredResidual(_ start: Sums, _ end: Sums, count: Int) -> Double {
+        let scatter = scatter(start, end, count: count)
         let half = (scatter.xx - scatter.yy) / 2
         return max(0, (scatter.xx + scatter.yy) / 2 - (half * half + scatter.xy * scatter.xy).squareRoot())
     }
 
+    /// `squaredResidual(start, ends[k], count: counts[k])` for k in 0..<4, computed
+    /// together (the same operations, lane by lane).
+    @inline(__always)
+    static func squaredResiduals(_ start: Sums, _ ends: UnsafePointer<Sums>, counts: SIMD4<Double>) -> SIMD4<Double> {
+        let (a, b, c, d) = (ends[0], ends[1], ends[2], ends[3])
+        let n = counts
+        let sx = SIMD4(a.x, b.x, c.x, d.x) - start.x
+        let sy = SIMD4(a.y, b.y, c.y, d.y) - start.y
+        let xx = SIMD4(a.xx, b.xx, c.xx, d.xx) - start.xx - sx * sx / n
+        let xy = SIMD4(a.xy, b.xy, c.xy, d.xy) - start.xy - sx * sy / n
+        let yy = SIMD4(a.yy, b.yy, c.yy, d.yy) - start.yy - sy * sy / n
+        let half = (xx - yy) / 2
+        let residuals = (xx + yy) / 2 - (half * half + xy * xy).squareRoot()
+        // max(0, residual), lane by lane: the residual unless it is not at least 0.
+        return SIMD4(repeating: 0).replacing(with: residuals, where: residuals .>= 0)
+    }
+
     /// The mean and the scatter matrix (sums of products of deviations from the mean) of
-    /// points `range`.
-    private func scatter(of range: Range<Int>) -> (mean: Point, xx: Double, xy: Double, yy: Double) {
-        let (i, j) = (range.lowerBound, range.upperBound)
-        let n = Double(j - i)
-        let sx = sumX[j] - sumX[i]
-        let sy = sumY[j] - sumY[i]
+    /// the `count` points whose running sums are `start` (before the first) and `end`.
+    @inline(__always)
+    private static func scatter(_ start: Sums, _ end: Sums, count: Int) -> (mean: Point, xx: Double, xy: Double, yy: Double) {
+        let n = Double(count)
+        let sx = end.x - start.x
+        let sy = end.y - start.y
         return (
             Point(x: sx / n, y: sy / n),
-            sumXX[j] - sumXX[i] - sx * sx / n,
-            sumXY[j] - sumXY[i] - sx * sy / n,
-            sumYY[j] - sumYY[i] - sy * sy / n
+            end.xx - start.xx - sx * sx / n,
+            end.xy - start.xy - sx * sy / n,
+            end.yy - start.yy - sy * sy / n
         )
     }
 }

@@ -25,55 +25,268 @@ struct OutlineMatch {
     /// side that the stroke only passes near (the undrawn base of a caret read as a
     /// triangle, the far side of a thin ellipse the stroke runs along one side of) counts as
     /// undrawn.
-    init(stroke: [Point], sides: [[Point]]) {
+    ///
+    /// With `limits`, the match stops at the first stroke point that takes the distances
+    /// beyond either (the root-mean-square distance, or the largest): the distances are
+    /// then those of the points so far, already beyond the limit, and nothing is drawn.
+    init(stroke: [Point], sides: [[Point]], givingUpBeyond limits: (rms: Double, largest: Double)? = nil) {
+        let edgeCount = sides.reduce(0) { $0 + max(0, $1.count - 1) }
         var sumOfSquares = 0.0
         var largest = 0.0
-        var feet = [[Double]](repeating: [], count: sides.count)
-        for point in stroke {
-            var nearest = (distance: Double.infinity, side: 0, position: 0.0)
-            for k in sides.indices {
-                let foot = Self.foot(of: point, on: sides[k])
-                if foot.distance < nearest.distance { nearest = (foot.distance, k, foot.position) }
-            }
-            sumOfSquares += nearest.distance * nearest.distance
-            largest = max(largest, nearest.distance)
-            feet[nearest.side].append(nearest.position)
-        }
-        rmsDistance = (sumOfSquares / Double(max(stroke.count, 1))).squareRoot()
-        maximumDistance = largest
-        let bridge = 2 * StrokeResampling.length(of: stroke) / Double(max(stroke.count - 1, 1))
         var least = 1.0
         var drawn = 0.0
         var total = 0.0
-        for k in sides.indices {
-            let sorted = feet[k].sorted()
-            var covered = 0.0
-            for i in sorted.indices.dropFirst() where sorted[i] - sorted[i - 1] <= bridge {
-                covered += sorted[i] - sorted[i - 1]
+        var givenUp = false
+        // Each side's first point, edges and length; the edges' boxes coordinate by
+        // coordinate (four rows), to bound four edges at a time. In flat buffers, so that
+        // the loop over the stroke touches no array of arrays.
+        withUnsafeTemporaryAllocation(of: Side.self, capacity: sides.count) { outline in
+            withUnsafeTemporaryAllocation(of: Edge.self, capacity: edgeCount) { edges in
+                withUnsafeTemporaryAllocation(of: Double.self, capacity: 4 * edgeCount) { boxes in
+                    var edgeCount = 0
+                    for (k, side) in sides.enumerated() {
+                        var travelled = 0.0
+                        for i in side.indices.dropFirst() {
+                            let edge = Edge(from: side[i - 1], to: side[i], after: travelled)
+                            (edges.baseAddress! + edgeCount).initialize(to: edge)
+                            edgeCount += 1
+                            travelled += edge.length
+                        }
+                        (outline.baseAddress! + k).initialize(
+                            to: Side(first: side.first, edges: (edgeCount - max(0, side.count - 1))..<edgeCount, length: travelled))
+                    }
+                    for (e, edge) in edges[..<edgeCount].enumerated() {
+                        (boxes[e], boxes[edgeCount + e], boxes[2 * edgeCount + e], boxes[3 * edgeCount + e]) =
+                            (edge.low.x, edge.low.y, edge.high.x, edge.high.y)
+                    }
+                    let boxRows = Boxes(rows: boxes.baseAddress!, count: edgeCount)
+                    let (outline, edges) = (UnsafeBufferPointer(rebasing: outline[..<sides.count]), UnsafeBufferPointer(rebasing: edges[..<edgeCount]))
+                    defer {
+                        UnsafeMutablePointer(mutating: outline.baseAddress!).deinitialize(count: outline.count)
+                        UnsafeMutablePointer(mutating: edges.baseAddress!).deinitialize(count: edges.count)
+                    }
+                    // Each stroke point's nearest side, and its foot there.
+                    withUnsafeTemporaryAllocation(of: (side: Int, position: Double).self, capacity: stroke.count) { feet in
+                        // The edge the last point was nearest, which the next is usually near too.
+                        var guess = 0
+                        // Sums of squares beyond this make the RMS distance exceed its limit:
+                        // the margin of a billionth is far above the rounding of a division
+                        // and a square root.
+                        let sumLimit = limits.map { $0.rms * $0.rms * Double(stroke.count) * (1 + 1e-9) } ?? .infinity
+                        for (index, point) in stroke.enumerated() {
+                            let nearest = Self.nearest(to: point, on: outline, edges, boxRows, guess: &guess)
+                            sumOfSquares += nearest.distance * nearest.distance
+                            largest = max(largest, nearest.distance)
+                            (feet.baseAddress! + index).initialize(to: (nearest.side, nearest.position))
+                            if sumOfSquares > sumLimit || largest > limits?.largest ?? .infinity {
+                                givenUp = true
+                                return
+                            }
+                        }
+                        // How much of each side the feet on it cover.
+                        let bridge = 2 * StrokeResampling.length(of: stroke) / Double(max(stroke.count - 1, 1))
+                        withUnsafeTemporaryAllocation(of: Double.self, capacity: stroke.count) { positions in
+                            for (k, side) in outline.enumerated() {
+                                var count = 0
+                                for foot in feet[..<stroke.count] where foot.side == k {
+                                    positions[count] = foot.position
+                                    count += 1
+                                }
+                                var sorted = UnsafeMutableBufferPointer(rebasing: positions[..<count])
+                                sorted.sort()
+                                var covered = 0.0
+                                for i in sorted.indices.dropFirst() where sorted[i] - sorted[i - 1] <= bridge {
+                                    covered += sorted[i] - sorted[i - 1]
+                                }
+                                if side.length > 0 { least = min(least, covered / side.length) }
+                                drawn += covered
+                                total += side.length
+                            }
+                        }
+                    }
+                }
             }
-            let length = StrokeResampling.length(of: sides[k])
-            if length > 0 { least = min(least, covered / length) }
-            drawn += covered
-            total += length
         }
-        leastDrawnSide = least
-        drawnFraction = total > 0 ? drawn / total : 1
+        rmsDistance = (sumOfSquares / Double(max(stroke.count, 1))).squareRoot()
+        maximumDistance = largest
+        leastDrawnSide = givenUp ? 0 : least
+        drawnFraction = givenUp ? 0 : total > 0 ? drawn / total : 1
+    }
+
+    /// The nearest foot of `point` on the sides of `outline`, whose edges are `edges` with
+    /// boxes `boxes`: the first of the nearest, side by side, each from its first point
+    /// along its edges. `guess` is an edge near the point, and becomes the nearest foot's.
+    @inline(__always)
+    private static func nearest(
+        to point: Point, on outline: UnsafeBufferPointer<Side>, _ edges: UnsafeBufferPointer<Edge>, _ boxes: Boxes,
+        guess: inout Int
+    ) -> Nearest {
+        var nearest = Nearest(to: point)
+        // Edges whose boxes lie farther than the guessed edge's foot, by more than the
+        // rounding of a square root, cannot hold the nearest foot.
+        let limit =
+            edges.isEmpty ? 0 : Nearest.squaredDistance(from: point, to: edges[guess].foot(of: point).point) * (1 + 1e-12)
+        /// Takes edge e's foot when the edge may hold the nearest.
+        func consider(edge e: Int, on side: Int) {
+            let bound = edges[e].squaredDistanceBound(to: point)
+            guard bound < nearest.squaredDistance, !(bound > limit) else { return }
+            let foot = edges[e].foot(of: point)
+            if nearest.consider(foot.point, at: foot.position, on: side) { guess = e }
+        }
+        for (k, side) in outline.enumerated() {
+            guard let first = side.first else { continue }
+            nearest.consider(first, at: 0, on: k)
+            var e = side.edges.lowerBound
+            // Four edges at a time while most are too far to matter; those that may are
+            // taken in order, as one at a time.
+            while e + 4 <= side.edges.upperBound {
+                let near = boxes.mayHoldNearer(e, to: point, than: nearest.squaredDistance, limit: limit)
+                if any(near) {
+                    for lane in 0..<4 where near[lane] { consider(edge: e + lane, on: k) }
+                }
+                e += 4
+            }
+            while e < side.edges.upperBound {
+                consider(edge: e, on: k)
+                e += 1
+            }
+        }
+        return nearest
+    }
+
+    /// One side of the outline: its first point (nil for an empty side), its edges'
+    /// indices and its length.
+    struct Side {
+        var first: Point?
+        var edges: Range<Int>
+        var length: Double
     }
 
     /// The distance from `point` to the polyline, and the arc length along the polyline
     /// to the nearest point.
     static func foot(of point: Point, on polyline: [Point]) -> (distance: Double, position: Double) {
         guard let first = polyline.first else { return (.infinity, 0) }
-        var best = (distance: point.distance(to: first), position: 0.0)
+        var nearest = Nearest(to: point)
+        nearest.consider(first, at: 0, on: 0)
         var travelled = 0.0
         for k in polyline.indices.dropFirst() {
-            let (a, edge) = (polyline[k - 1], polyline[k] - polyline[k - 1])
-            let length = edge.length
-            let t = length > 0 ? min(1, max(0, (point - a).dot(edge) / (length * length))) : 0
-            let distance = point.distance(to: a + edge * t)
-            if distance < best.distance { best = (distance, travelled + t * length) }
-            travelled += length
+            let edge = Edge(from: polyline[k - 1], to: polyline[k], after: travelled)
+            let foot = edge.foot(of: point)
+            nearest.consider(foot.point, at: foot.position, on: 0)
+            travelled += edge.length
         }
-        return best
+        return (nearest.distance, nearest.position)
+    }
+
+    /// A straight piece of a side, prepared for finding the feet of many points on it.
+    struct Edge {
+        var start: Point
+        var vector: Point
+        var length: Double
+        /// `length × length`, which projections onto the edge divide by.
+        var lengthSquared: Double
+        /// The length of the side before the edge.
+        var travelled: Double
+        /// The box of the edge's ends (`start` and `start + vector`), which holds every foot
+        /// `foot(of:)` computes: each coordinate is rounded monotonically between the ends'.
+        var low: Point
+        var high: Point
+
+        init(from start: Point, to end: Point, after travelled: Double) {
+            self.start = start
+            vector = end - start
+            length = vector.length
+            lengthSquared = length * length
+            self.travelled = travelled
+            let far = start + vector * 1
+            low = Point(x: min(start.x, far.x), y: min(start.y, far.y))
+            high = Point(x: max(start.x, far.x), y: max(start.y, far.y))
+        }
+
+        /// At most the squared distance `Nearest` computes from `point` to any foot on the
+        /// edge: the squared distance to the edge's box, rounded the same (monotonic) way.
+        @inline(__always)
+        func squaredDistanceBound(to point: Point) -> Double {
+            let dx = max(0, max(low.x - point.x, point.x - high.x))
+            let dy = max(0, max(low.y - point.y, point.y - high.y))
+            return dx * dx + dy * dy
+        }
+
+        /// The point of the edge nearest `point`, and the arc length along the side to it.
+        /// The projection needs a division only where it falls inside the edge.
+        @inline(__always)
+        func foot(of point: Point) -> (point: Point, position: Double) {
+            let along = (point - start).dot(vector)
+            let t: Double
+            if length > 0, lengthSquared < .infinity {
+                // Before the start the fraction would be a zero (either sign) or less: the
+                // start itself.
+                if along <= 0 { return (start, travelled) }
+                t = along >= lengthSquared ? 1 : min(1, max(0, along / lengthSquared))
+            } else {
+                t = length > 0 ? min(1, max(0, along / lengthSquared)) : 0
+            }
+            return (start + vector * t, travelled + t * length)
+        }
+    }
+
+    /// The edges' boxes (`Edge.low`, `Edge.high`) as four rows of coordinates: low x, low
+    /// y, high x, high y.
+    struct Boxes {
+        let rows: UnsafePointer<Double>
+        let count: Int
+
+        /// For edges e..<e + 4: whether `Edge.squaredDistanceBound(to: point)` (computed the
+        /// same way, lane by lane) is below `nearest` and not above `limit`.
+        @inline(__always)
+        func mayHoldNearer(_ e: Int, to point: Point, than nearest: Double, limit: Double) -> SIMDMask<SIMD4<Int64>> {
+            func row(_ k: Int) -> SIMD4<Double> {
+                UnsafeRawPointer(rows + k * count + e).loadUnaligned(as: SIMD4<Double>.self)
+            }
+            /// max(a, b) as the standard library takes it: b when b ≥ a, else a.
+            func larger(_ a: SIMD4<Double>, _ b: SIMD4<Double>) -> SIMD4<Double> {
+                a.replacing(with: b, where: b .>= a)
+            }
+            let zero = SIMD4<Double>(repeating: 0)
+            let dx = larger(zero, larger(row(0) - point.x, point.x - row(2)))
+            let dy = larger(zero, larger(row(1) - point.y, point.y - row(3)))
+            let bounds = dx * dx + dy * dy
+            return (bounds .< SIMD4(repeating: nearest)) .& .!(bounds .> SIMD4(repeating: limit))
+        }
+    }
+
+    /// The nearest of the feet of a point considered so far: the first of the nearest.
+    struct Nearest {
+        let point: Point
+        private(set) var distance = Double.infinity
+        /// `distance` squared, as computed before its square root: a foot no nearer by this
+        /// measure is no nearer, and needs no square root.
+        private(set) var squaredDistance = Double.infinity
+        private(set) var side = 0
+        private(set) var position = 0.0
+
+        init(to point: Point) {
+            self.point = point
+        }
+
+        /// The squared distance between two points, as `Point.distance(to:)` computes it
+        /// before its square root.
+        @inline(__always)
+        static func squaredDistance(from point: Point, to other: Point) -> Double {
+            let offset = point - other
+            return offset.x * offset.x + offset.y * offset.y
+        }
+
+        /// Takes `foot`, at `position` along side `side`, when it is nearer than every
+        /// foot before it; whether it did.
+        @inline(__always) @discardableResult
+        mutating func consider(_ foot: Point, at position: Double, on side: Int) -> Bool {
+            let squared = Self.squaredDistance(from: point, to: foot)
+            guard squared < squaredDistance else { return false }
+            let distance = squared.squareRoot()
+            guard distance < self.distance else { return false }
+            (self.distance, squaredDistance, self.side, self.position) = (distance, squared, side, position)
+            return true
+        }
     }
 }

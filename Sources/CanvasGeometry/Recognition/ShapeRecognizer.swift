@@ -15,7 +15,7 @@ public enum ShapeRecognizer {
     /// The recognised shape, or `.none` to leave the stroke as drawn.
     public static func recognize(_ points: [Point]) -> RecognizedShape {
         var unfitted: [(ShapeKind, String)] = []
-        return choice(among: candidates(points, unfitted: &unfitted))?.shape ?? .none
+        return choice(among: candidates(points, unfitted: &unfitted, decidingOnly: true))?.shape ?? .none
     }
 
     /// The accepted candidate to report: a line when one passes, else the closest.
@@ -107,8 +107,23 @@ public enum ShapeRecognizer {
         enum Test { case rmsDistance, maximumDistance, drawnFraction, leastDrawnSide }
 
         /// The RMS and largest-distance tolerances for this shape (a line's are closer).
-        var distanceLimits: (rms: Double, largest: Double) {
-            shape.kind == .line ? (lineRMSTolerance, lineDistanceTolerance) : (rmsTolerance, distanceTolerance)
+        var distanceLimits: (rms: Double, largest: Double) { Self.distanceLimits(of: shape.kind) }
+
+        /// The RMS and largest-distance tolerances for a shape of `kind`.
+        static func distanceLimits(of kind: ShapeKind) -> (rms: Double, largest: Double) {
+            kind == .line ? (lineRMSTolerance, lineDistanceTolerance) : (rmsTolerance, distanceTolerance)
+        }
+
+        /// The match of `stroke` (of size `size`) with a shape of `kind` made of `sides`;
+        /// with `decidingOnly`, given up as soon as the stroke strays beyond the
+        /// tolerances, which refuses it all the same.
+        static func match(
+            _ stroke: [Point], size: Double, with kind: ShapeKind, sides: [[Point]], decidingOnly: Bool
+        ) -> OutlineMatch {
+            let (rmsLimit, distanceLimit) = distanceLimits(of: kind)
+            return OutlineMatch(
+                stroke: stroke, sides: sides,
+                givingUpBeyond: decidingOnly ? (rms: rmsLimit * size, largest: distanceLimit * size) : nil)
         }
 
         /// The first test the stroke fails against this shape; nil when it passes them all.
@@ -138,11 +153,20 @@ public enum ShapeRecognizer {
     }
 
     /// Every shape the stroke could be, each with its match; the shapes that could not
-    /// even be fitted go to `unfitted`, with the reason.
-    static func candidates(_ points: [Point], unfitted: inout [(ShapeKind, String)]) -> [Candidate] {
+    /// even be fitted go to `unfitted`, with the reason. With `decidingOnly` (for
+    /// `recognize`), only what decides the choice: the line alone when it is accepted (it
+    /// is chosen whatever else passes), and each match no further than it takes to refuse
+    /// it (its scores are then partial).
+    static func candidates(
+        _ points: [Point], unfitted: inout [(ShapeKind, String)], decidingOnly: Bool = false
+    ) -> [Candidate] {
+        /// Notes why a shape could not be fitted (for `explain`: not when only deciding).
+        func note(_ kind: ShapeKind, _ reason: @autoclosure () -> String) {
+            if !decidingOnly { unfitted.append((kind, reason())) }
+        }
         let whole = StrokeResampling.resampled(points, count: sampleCount)
         guard !whole.isEmpty else {
-            unfitted.append((.line, "the stroke has no length"))
+            note(.line, "the stroke has no length")
             return []
         }
         let wholeSize = StrokeResampling.diameter(of: whole)
@@ -152,7 +176,7 @@ public enum ShapeRecognizer {
             StrokeResampling.trimmingHooks(whole, within: hookLength, sharperThan: sharpTurn), count: sampleCount)
         let size = StrokeResampling.diameter(of: stroke)
         guard size > 0, size.isFinite else {
-            unfitted.append((.line, "the stroke has no extent"))
+            note(.line, "the stroke has no extent")
             return []
         }
 
@@ -160,15 +184,17 @@ public enum ShapeRecognizer {
         /// segments.
         func candidate(_ kind: ShapeKind, _ replacement: [Point], sides: [[Point]]? = nil) -> Candidate {
             let sides = sides ?? Self.segments(of: replacement)
-            let match = OutlineMatch(stroke: stroke, sides: sides)
+            let match = Candidate.match(stroke, size: size, with: kind, sides: sides, decidingOnly: decidingOnly)
             return Candidate(shape: RecognizedShape(kind: kind, points: replacement), match: match, size: size)
         }
         var result = [candidate(.line, FittedLine.segment(through: stroke))]
+        result.reserveCapacity(8)
+        if decidingOnly && result[0].isAccepted { return result }
         let polygons = PolygonFit(stroke)
         if let triangle = polygons.triangle() {
             result.append(candidate(.triangle, triangle))
         } else {
-            unfitted.append((.triangle, "no three straight runs meet in corners"))
+            note(.triangle, "no three straight runs meet in corners")
         }
         let split = polygons.rectangle(skewTolerance: skewTolerance).map {
             candidate(.rectangle, $0.rectangle, sides: segments(of: $0.drawn))
@@ -183,51 +209,48 @@ public enum ShapeRecognizer {
             : PolygonFit.orientedRectangle(whole).map {
                 Candidate(
                     shape: RecognizedShape(kind: .rectangle, points: $0),
-                    match: OutlineMatch(stroke: whole, sides: segments(of: $0)), size: wholeSize)
+                    match: Candidate.match(
+                        whole, size: wholeSize, with: .rectangle, sides: segments(of: $0), decidingOnly: decidingOnly),
+                    size: wholeSize)
             }
         result += [split, oriented].compactMap { $0 }
         if split == nil {
             let degrees = Int((skewTolerance * 180 / .pi).rounded())
-            unfitted.append(
-                (
-                    .rectangle,
-                    "the four straight runs meet at a corner more than \(degrees)° from square"
-                        + (oriented == nil ? "" : " (the rectangle of the stroke's dominant direction was tried instead)")
-                ))
+            note(
+                .rectangle,
+                "the four straight runs meet at a corner more than \(degrees)° from square"
+                    + (oriented == nil ? "" : " (the rectangle of the stroke's dominant direction was tried instead)"))
         }
         // An ellipse has no corners (which keeps most pentagons, close to their circles, from
         // being taken for them), and one wider than the stroke cannot be mostly traced by it.
         if let ellipse = FittedEllipse(fitting: stroke) {
             if ellipse.semiMajor > size {
-                unfitted.append((.ellipse, "the fitted ellipse is wider than the stroke"))
+                note(.ellipse, "the fitted ellipse is wider than the stroke")
             } else if let corner = corner(of: stroke, beyond: ellipse) {
                 let degrees = { (angle: Double) in Int((angle * 180 / .pi).rounded()) }
                 let at = Int((100 * Double(corner.index) / Double(stroke.count - 1)).rounded())
-                unfitted.append(
-                    (
-                        .ellipse,
-                        "a corner \(at)% along the stroke: it turns \(degrees(corner.turn))° where the ellipse turns "
-                            + "\(degrees(corner.expected))° (more than \(degrees(cornerExcess))° beyond)"
-                    ))
+                note(
+                    .ellipse,
+                    "a corner \(at)% along the stroke: it turns \(degrees(corner.turn))° where the ellipse turns "
+                        + "\(degrees(corner.expected))° (more than \(degrees(cornerExcess))° beyond)")
             } else {
                 let outline = ellipse.outline(tolerance: ellipseFlatness, minimumSegments: ellipseMinimumSegments)
                 result.append(candidate(.ellipse, outline, sides: [outline]))
             }
         } else {
-            unfitted.append((.ellipse, "the best conic through the stroke is not an ellipse"))
+            note(.ellipse, "the best conic through the stroke is not an ellipse")
         }
         let arrows = ArrowFit.candidates(
             whole, hookLength: hookLength, sharpTurn: sharpTurn, maximumBow: distanceTolerance * wholeSize)
         if arrows.isEmpty {
-            unfitted.append(
-                (
-                    .arrow,
-                    "no arrow reading: no tip (a turn sharper than 60° past the first tenth), a bowed shaft, or "
-                        + "barbs that do not point back along the shaft from both sides"
-                ))
+            note(
+                .arrow,
+                "no arrow reading: no tip (a turn sharper than 60° past the first tenth), a bowed shaft, or "
+                    + "barbs that do not point back along the shaft from both sides")
         }
         for arrow in arrows {
-            let match = OutlineMatch(stroke: whole, sides: arrow.drawnSides)
+            let match = Candidate.match(
+                whole, size: wholeSize, with: .arrow, sides: arrow.drawnSides, decidingOnly: decidingOnly)
             result.append(
                 Candidate(
                     shape: RecognizedShape(kind: .arrow, points: arrow.symmetricPolyline), match: match,
@@ -253,7 +276,8 @@ public enum ShapeRecognizer {
     static func corner(of stroke: [Point], beyond ellipse: FittedEllipse) -> (index: Int, turn: Double, expected: Double)? {
         let reach = StrokeResampling.turnReach
         guard stroke.count > 2 * reach else { return nil }
-        for index in reach..<(stroke.count - reach) {
+        let filter = StrokeResampling.SharpTurnFilter(angle: sharpTurn)
+        for index in reach..<(stroke.count - reach) where filter.mayTurn(stroke, at: index) {
             let turn = StrokeResampling.turn(of: stroke, at: index)
             guard turn > sharpTurn else { continue }
             // The ellipse's own turn there, from the projections of the same three samples

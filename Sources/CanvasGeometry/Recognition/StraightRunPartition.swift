@@ -21,18 +21,36 @@ struct StraightRunPartition {
 
     /// Prepares partitions of the closed sequence `points` into `fewestRuns` or more runs.
     init(closed points: [Point], fewestRuns: Int) {
-        moments = PointMoments(points, cyclic: true)
-        count = points.count
-        longest = max(0, count - (fewestRuns - 1) * Self.minimumRunLength)
-        var costs = [Double](repeating: 0, count: count * (longest + 1))
-        if longest >= Self.minimumRunLength {
-            for start in 0..<count {
-                for length in Self.minimumRunLength...longest {
-                    costs[start * (longest + 1) + length] = moments.squaredResidual(of: start..<(start + length))
+        let moments = PointMoments(points, cyclic: true)
+        let (count, minimum) = (points.count, Self.minimumRunLength)
+        let longest = max(0, count - (fewestRuns - 1) * minimum)
+        let rowLength = longest + 1
+        costs = [Double](unsafeUninitializedCapacity: count * rowLength) { costs, initialized in
+            costs.initialize(repeating: 0)
+            initialized = count * rowLength
+            guard longest >= minimum else { return }
+            moments.withSums { sums in
+                for start in 0..<count {
+                    // Four lengths at a time, then the rest one by one.
+                    var length = minimum
+                    while length + 3 <= longest {
+                        let residuals = PointMoments.squaredResiduals(
+                            sums[start], sums.baseAddress! + start + length,
+                            counts: SIMD4(Double(length), Double(length + 1), Double(length + 2), Double(length + 3)))
+                        UnsafeMutableRawPointer(costs.baseAddress! + start * rowLength + length).storeBytes(
+                            of: residuals, as: SIMD4<Double>.self)
+                        length += 4
+                    }
+                    for length in length..<(longest + 1) {
+                        costs[start * rowLength + length] = PointMoments.squaredResidual(
+                            sums[start], sums[start + length], count: length)
+                    }
                 }
             }
         }
-        self.costs = costs
+        self.moments = moments
+        self.count = count
+        self.longest = longest
     }
 
     /// The runs (`runs` of them, at least the `fewestRuns` prepared for), as ranges of
@@ -45,13 +63,20 @@ struct StraightRunPartition {
     func runs(_ runs: Int) -> (runs: [Range<Int>], residual: Double)? {
         guard runs >= 1, count >= runs * Self.minimumRunLength, count - (runs - 1) * Self.minimumRunLength <= longest
         else { return nil }
-        var best = partition(from: 0, runs: runs)
-        var tried: Set<Int> = [0]
+        // The dynamic program's table, shared by every start tried.
+        var cost = [Double](repeating: .infinity, count: (runs + 1) * (count + 1))
+        func partition(from start: Int, under bound: Double) -> (boundaries: [Int], residual: Double) {
+            self.partition(from: start, runs: runs, under: bound, cost: &cost)
+        }
+        var best = partition(from: 0, under: .infinity)
+        var tried = [Bool](repeating: false, count: count)
+        tried[0] = true
         var improved = true
         while improved {
             improved = false
-            for start in best.boundaries.dropLast().map({ $0 % count }) where tried.insert(start).inserted {
-                let candidate = partition(from: start, runs: runs)
+            for boundary in best.boundaries.dropLast() where !tried[boundary % count] {
+                tried[boundary % count] = true
+                let candidate = partition(from: boundary % count, under: best.residual)
                 if candidate.residual < best.residual {
                     best = candidate
                     improved = true
@@ -62,48 +87,98 @@ struct StraightRunPartition {
     }
 
     /// The optimal partition of the points `start..<start + count` into `runs` runs: its
-    /// boundaries `[start, b₁, …, start + count]` and total squared residual.
-    private func partition(from start: Int, runs: Int) -> (boundaries: [Int], residual: Double) {
+    /// boundaries `[start, b₁, …, start + count]` and total squared residual, when that is
+    /// less than `bound`; otherwise a residual of at least `bound` and no boundaries (unless
+    /// `bound` is infinite). `cost` is the dynamic program's table, (runs + 1) × (count +
+    /// 1).
+    ///
+    /// Of several equally good places for a run to begin, the first is kept. Residuals
+    /// only grow as runs are added, so no run is tried after runs that already cost
+    /// `bound`: the optimum under `bound`, and every tie it has, costs less all the way.
+    private func partition(
+        from start: Int, runs: Int, under bound: Double, cost: inout [Double]
+    ) -> (boundaries: [Int], residual: Double) {
         let minimum = Self.minimumRunLength
         let (width, rowLength, count) = (count + 1, longest + 1, count)
-        // cost[m × width + j]: the least residual splitting the first j points into m
-        // runs; previous[m × width + j]: where the last of those runs begins.
-        var cost = [Double](repeating: .infinity, count: (runs + 1) * width)
-        var previous = [Int](repeating: 0, count: (runs + 1) * width)
-        costs.withUnsafeBufferPointer { costs in
+        // cost[m × width + j]: the least residual splitting the first j points into m runs.
+        return costs.withUnsafeBufferPointer { costs in
             cost.withUnsafeMutableBufferPointer { cost in
-                previous.withUnsafeMutableBufferPointer { previous in
-                    cost[0] = 0
-                    // One run: it starts at the start.
-                    for j in minimum...(count - (runs - 1) * minimum) {
-                        cost[width + j] = costs[start * rowLength + j]
-                    }
-                    guard runs > 1 else { return }
-                    for m in 2...runs {
-                        // Leave room for the runs after; the last layer only needs the end.
-                        let ends = m == runs ? count...count : (m * minimum)...(count - (runs - m) * minimum)
-                        for j in ends {
-                            var bestCost = Double.infinity
-                            var bestStart = 0
-                            for i in ((m - 1) * minimum)...(j - minimum) {
-                                let runStart = start + i < count ? start + i : start + i - count
-                                let total = cost[(m - 1) * width + i] + costs[runStart * rowLength + j - i]
-                                if total < bestCost {
-                                    bestCost = total
-                                    bestStart = i
-                                }
-                            }
-                            cost[m * width + j] = bestCost
-                            previous[m * width + j] = bestStart
-                        }
+                let (costs, cost) = (costs.baseAddress!, cost.baseAddress!)
+                /// The runs beginning at point i (from the start): element length.
+                func runsBeginning(at i: Int) -> UnsafePointer<Double> {
+                    costs + (start + i < count ? start + i : start + i - count) * rowLength
+                }
+                // One run: it starts at the start.
+                for j in minimum...(count - (runs - 1) * minimum) {
+                    cost[width + j] = runsBeginning(at: 0)[j]
+                }
+                // The layers before the last, taking each place i where their last run may
+                // begin in turn, for every end j at once.
+                for m in stride(from: 2, to: runs, by: 1) {
+                    // Leave room for the runs before and after.
+                    let ends = (m * minimum)...(count - (runs - m) * minimum)
+                    let layer = cost + m * width
+                    for j in ends { layer[j] = .infinity }
+                    for i in ((m - 1) * minimum)...(ends.upperBound - minimum) where cost[(m - 1) * width + i] < bound {
+                        Self.lower(
+                            layer, to: cost[(m - 1) * width + i], plus: runsBeginning(at: i), from: i,
+                            over: max(ends.lowerBound, i + minimum)...ends.upperBound)
                     }
                 }
+                // The last layer only needs the end.
+                if runs > 1 {
+                    var least = Double.infinity
+                    for i in ((runs - 1) * minimum)...(count - minimum) {
+                        let total = cost[(runs - 1) * width + i] + runsBeginning(at: i)[count - i]
+                        if total < least { least = total }
+                    }
+                    cost[runs * width + count] = least
+                }
+                // A partition no better than a finite `bound` is of no use: no boundaries.
+                let residual = cost[runs * width + count]
+                guard residual < bound || bound == .infinity else { return ([], residual) }
+                // Back from the end: where each run begins is the first place giving the
+                // least cost (the start when none does: an infinite cost, as the program
+                // comparing each place with the best so far would have left it).
+                let boundaries = [Int](unsafeUninitializedCapacity: runs + 1) { boundaries, initialized in
+                    var j = count
+                    boundaries[runs] = start + count
+                    for m in stride(from: runs, to: 1, by: -1) {
+                        let least = cost[m * width + j]
+                        let origins = ((m - 1) * minimum)..<max((m - 1) * minimum, j - minimum + 1)
+                        let origin = least < .infinity
+                            ? origins.first { cost[(m - 1) * width + $0] + runsBeginning(at: $0)[j - $0] == least } : nil
+                        j = origin ?? 0
+                        boundaries[m - 1] = start + j
+                    }
+                    boundaries[0] = start
+                    initialized = runs + 1
+                }
+                return (boundaries, residual)
             }
         }
-        var boundaries = [count]
-        for m in stride(from: runs, to: 0, by: -1) {
-            boundaries.append(previous[m * width + boundaries[boundaries.count - 1]])
+    }
+
+    /// For every j in `range`: `layer[j]` becomes `base + costs[j − origin]` where that is
+    /// less (never a NaN).
+    @inline(__always)
+    private static func lower(
+        _ layer: UnsafeMutablePointer<Double>, to base: Double, plus costs: UnsafePointer<Double>, from origin: Int,
+        over range: ClosedRange<Int>
+    ) {
+        var j = range.lowerBound
+        let bases = SIMD4<Double>(repeating: base)
+        while j + 3 <= range.upperBound {
+            let sums = bases + UnsafeRawPointer(costs + (j - origin)).loadUnaligned(as: SIMD4<Double>.self)
+            let current = UnsafeRawPointer(layer + j).loadUnaligned(as: SIMD4<Double>.self)
+            UnsafeMutableRawPointer(layer + j).storeBytes(
+                of: current.replacing(with: sums, where: sums .< current), as: SIMD4<Double>.self)
+            j += 4
         }
-        return (boundaries.reversed().map { $0 + start }, cost[runs * width + count])
+        while j <= range.upperBound {
+            let sum = base + costs[j - origin]
+            if sum < layer[j] { layer[j] = sum }
+            j += 1
+        }
     }
 }

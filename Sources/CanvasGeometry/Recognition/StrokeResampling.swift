@@ -48,7 +48,10 @@ enum StrokeResampling {
     static func trimmingHooks(_ stroke: [Point], within fraction: Double, sharperThan angle: Double) -> [Point] {
         let window = Int(fraction * Double(stroke.count - 1))
         guard window >= turnReach, stroke.count > 2 * (window + turnReach) else { return stroke }
+        let filter = SharpTurnFilter(angle: angle)
         func sharpest(_ range: ClosedRange<Int>) -> Int? {
+            // Most ends have no turn near `angle`: then no angle need be computed.
+            guard range.contains(where: { filter.mayTurn(stroke, at: $0) }) else { return nil }
             let i = range.max { turn(of: stroke, at: $0) < turn(of: stroke, at: $1) }!
             return turn(of: stroke, at: i) > angle ? i : nil
         }
@@ -69,6 +72,26 @@ enum StrokeResampling {
         turn(from: stroke[i - turnReach], at: stroke[i], to: stroke[i + turnReach])
     }
 
+    /// A quick test for turns sharper than an angle: false when `turn(of: stroke, at: i)`
+    /// is certainly no more than the angle, found without computing the turn (the chords'
+    /// cross product is well within the angle's slope times their dot product, a margin of
+    /// a millionth, far above the rounding of the turn); true when it may be sharper.
+    struct SharpTurnFilter {
+        /// The angle's tangent less a millionth; nil for angles of 90° or more, or none.
+        private let slope: Double?
+
+        init(angle: Double) {
+            slope = angle > 0 && angle < Double.pi / 2 ? tan(angle) * (1 - 1e-6) : nil
+        }
+
+        func mayTurn(_ stroke: [Point], at i: Int) -> Bool {
+            guard let slope else { return true }
+            let (a, b) = (stroke[i] - stroke[i - turnReach], stroke[i + turnReach] - stroke[i])
+            let (cross, dot) = (a.cross(b), a.dot(b))
+            return !(dot > 0 && abs(cross) < dot * slope)
+        }
+    }
+
     /// How sharply a path turns at `point` coming from `previous` and going to `next`, in
     /// radians from 0 (straight on) to π (doubling back).
     static func turn(from previous: Point, at point: Point, to next: Point) -> Double {
@@ -79,13 +102,28 @@ enum StrokeResampling {
     /// The largest distance between two of the points: the stroke's size for every
     /// tolerance, whatever its shape or rotation.
     static func diameter(of points: [Point]) -> Double {
-        var largest = 0.0  // squared: one square root at the end
-        for i in points.indices {
-            for j in (i + 1)..<points.count {
-                let (dx, dy) = (points[i].x - points[j].x, points[i].y - points[j].y)
-                largest = max(largest, dx * dx + dy * dy)
+        // Squared: one square root at the end. The largest does not depend on the order
+        // the pairs are taken in, so four at a time, each lane keeping its own.
+        var largest = SIMD4<Double>()
+        var last = 0.0
+        points.withUnsafeBufferPointer { points in
+            for i in points.indices {
+                let (x, y) = (points[i].x, points[i].y)
+                var j = i + 1
+                while j + 4 <= points.count {
+                    let dx = SIMD4(points[j].x, points[j + 1].x, points[j + 2].x, points[j + 3].x)
+                    let dy = SIMD4(points[j].y, points[j + 1].y, points[j + 2].y, points[j + 3].y)
+                    let squares = (x - dx) * (x - dx) + (y - dy) * (y - dy)
+                    // max(largest, square), lane by lane: the square when it is at least as large.
+                    largest.replace(with: squares, where: squares .>= largest)
+                    j += 4
+                }
+                for j in j..<points.count {
+                    let (dx, dy) = (x - points[j].x, y - points[j].y)
+                    last = max(last, dx * dx + dy * dy)
+                }
             }
         }
-        return largest.squareRoot()
+        return max(last, largest.max()).squareRoot()
     }
 }
