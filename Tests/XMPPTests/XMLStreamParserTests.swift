@@ -145,6 +145,22 @@ struct XMLStreamParserTests {
         }
     }
 
+    /// Found by fuzzing (Fuzz/regressions/FuzzXMLStream/space-then-nul): a malformed byte
+    /// may be found out later when it comes with the bytes before it (expat holds back a
+    /// token it cannot finish), but it is always found, and nothing is made of it.
+    @Test func aMalformedByteIsFoundWhateverTheSplit() {
+        for pieces in [[[0x20, 0x00]], [[0x20], [0x00]], [[0x20, 0x00], Array("<a/>".utf8)]] as [[[UInt8]]] {
+            let parser = XMLStreamParser()
+            var events: [XMLStreamEvent] = []
+            var failed = false
+            for piece in pieces {
+                do { events += try parser.feed(piece) } catch { failed = true }
+            }
+            #expect(events.isEmpty)
+            if pieces.count > 1 { #expect(failed, "\(pieces) must be refused") }
+        }
+    }
+
     @Test func lookupHelpersFindWhatAClientNeeds() throws {
         let events = try XMLStreamParser().feed(Self.streamBytes)
         guard case .stanza(let features) = events[1], case .stanza(let message) = events[2],

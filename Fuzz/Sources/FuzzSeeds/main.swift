@@ -1,0 +1,110 @@
+import CanvasCore
+import CanvasProtocol
+import CanvasStore
+import Foundation
+import LANCluster
+
+// `FuzzSeeds OUT REPO`: writes the seed corpus of each fuzz target into OUT/TARGET/, from
+// the repository's vectors (REPO/protocol/vectors) and from Canvas's own encoders, so that
+// every run starts from inputs that reach deep into each parser.
+let arguments = CommandLine.arguments
+guard arguments.count == 3 else {
+    FileHandle.standardError.write(Data("usage: FuzzSeeds OUT REPO\n".utf8))
+    exit(2)
+}
+let out = URL(fileURLWithPath: arguments[1])
+let repository = URL(fileURLWithPath: arguments[2])
+
+func write(_ target: String, _ seeds: [[UInt8]]) throws {
+    let folder = out.appendingPathComponent(target)
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    for (index, seed) in seeds.enumerated() {
+        try Data(seed).write(to: folder.appendingPathComponent("seed-\(index)"))
+    }
+}
+
+// Wire messages: every line of the vectors, and each valid operation's compact form.
+var messages: [[UInt8]] = []
+var operations: [CanvasCore.Operation] = []
+let vectors = repository.appendingPathComponent("protocol/vectors/messages")
+for file in try FileManager.default.contentsOfDirectory(atPath: vectors.path).sorted() where file.hasSuffix(".jsonl") {
+    let text = try String(contentsOf: vectors.appendingPathComponent(file), encoding: .utf8)
+    for line in text.split(separator: "\n") {
+        // A vector line is the message itself, or an object holding it under "message".
+        var bytes = Array(line.utf8)
+        if let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any], let message = object["message"] {
+            if let text = message as? String {
+                bytes = Array(text.utf8)
+            } else if let data = try? JSONSerialization.data(withJSONObject: message) {
+                bytes = Array(data)
+            }
+        }
+        messages.append(bytes)
+        if let decoded = try? MessageDecoder.decode(bytes) { operations += decoded.operations }
+    }
+}
+let header = StrokeHeader(weight: 2.5, colour: Colour(red: 10, green: 20, blue: 30), start: Point(x: 1, y: 2))
+operations += [
+    .add(StrokeID("node_1"), header),
+    .append(StrokeID("node_1"), points: (1...40).map { Point(x: Double($0) * 1.25, y: Double($0 % 7) - 3.5) }, offset: 1),
+    .delete(StrokeID("node_1"), start: 0.5, end: 12.75),
+    .removeStroke(StrokeID("node_1")),
+]
+messages += operations.map(CompactOperationCoding.encode)
+try write("FuzzMessageDecoder", messages)
+
+// A page's requests.
+try write("FuzzPageRequest", [
+    #"{"action":"pen-down","pen":1,"points":[[10,10]],"weight":3,"colour":[20,40,220]}"#,
+    #"{"action":"pen-move","pen":1,"points":[[12,11],[15,13.5]]}"#,
+    #"{"action":"pen-up","pen":1,"recognize":true}"#,
+    #"{"action":"draw","points":[[0,0],[9,9]],"weight":2,"colour":[0,0,0],"recognize":false}"#,
+    #"{"action":"erase","points":[[5,5],[6,6]],"radius":4}"#,
+    #"{"action":"undo"}"#, #"{"action":"redo"}"#,
+].map { Array($0.utf8) })
+
+// LAN datagrams of every kind, both formats, with and without a key.
+let key = try RoomKey(Array(0..<32))
+let bodies: [Datagram.Body] = [
+    .beacon(Beacon(capabilities: [.compactPayloads, .compactHeaders], intervalMilliseconds: 500, highestDataSequence: 7, summary: [1, 2, 3])),
+    .data(DataFragment(dataSequence: 3, index: 0, count: 2, chunk: messages.prefix(3).flatMap { $0 })),
+    .nack(Nack(target: "peer-b", targetIncarnation: 99, missing: [2...4, 9...9])),
+    .leave,
+]
+var datagrams: [[UInt8]] = []
+for body in bodies {
+    for format in [Datagram.Format.standard, .compact] {
+        let datagram = Datagram(room: "board", sender: "peer-a", incarnation: 42, sequence: 5, body: body, format: format)
+        for roomKey in [nil, key] { datagrams.append(try datagram.encoded(key: roomKey)) }
+    }
+}
+try write("FuzzDatagram", datagrams)
+
+// An XMPP stream: its header, features, a MUC message, presence, an IQ, its end.
+try write("FuzzXMLStream", [
+    """
+    <?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' \
+    from='example.org' id='s1' version='1.0'><stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>\
+    <mechanism>SCRAM-SHA-256</mechanism></mechanisms></stream:features>
+    """,
+    """
+    <stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' version='1.0'>\
+    <message from='board@rooms.example.org/ada' type='groupchat' id='m1'><body>{"type":"ADD","identifier":"a_1",\
+    "weight":2,"colour":[0,0,0],"start":[1,2]}</body><stanza-id xmlns='urn:xmpp:sid:0' id='x' by='board@rooms.example.org'/>\
+    </message><presence from='board@rooms.example.org/ben'><x xmlns='http://jabber.org/protocol/muc#user'>\
+    <item affiliation='none' role='participant'/><status code='110'/></x></presence>\
+    <iq type='result' id='i1'><query xmlns='http://jabber.org/protocol/disco#info'><feature var='urn:xmpp:mam:2'/></query></iq>\
+    <r xmlns='urn:xmpp:sm:3'/></stream:stream>
+    """,
+].map { Array($0.utf8) })
+
+// SCRAM-SHA-256 as RFC 7677 gives it: server-first, a zero byte, server-final.
+try write("FuzzSCRAM", [
+    Array("r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096".utf8) + [0]
+        + Array("v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=".utf8)
+])
+
+// A room's log and snapshot.
+var log: [UInt8] = []
+for operation in operations { LogFormat.appendRecord(operation, to: &log) }
+try write("FuzzStoreReaders", [log, SnapshotFormat.encode(operations), Array(log.prefix(log.count / 2))])
