@@ -23,13 +23,35 @@ require_debian_packages() {
     if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
         log "installing missing Debian packages: ${missing[*]}"
         export DEBIAN_FRONTEND=noninteractive
-        # Another install under way holds dpkg's lock: wait for it (up to 10 minutes).
-        apt-get -o DPkg::Lock::Timeout=600 update -q >&2 || die "apt-get update failed"
-        apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}" >&2 \
-            || die "apt-get install ${missing[*]} failed"
+        apt_get_waiting update -q || die "apt-get update failed"
+        apt_get_waiting install -y -q --no-install-recommends "${missing[@]}" || die "apt-get install ${missing[*]} failed"
     else
         die "missing Debian packages: ${missing[*]}; install them with: sudo apt-get install ${missing[*]}"
     fi
+}
+
+# apt_get_waiting ARGS...: apt-get ARGS, waiting (with a message, up to 10 minutes) while
+# another apt-get or an unattended upgrade holds the package manager's locks, as on a
+# machine that has just booted. dpkg's lock is waited for by apt itself
+# (DPkg::Lock::Timeout); the lists' lock of `apt-get update` is retried here.
+apt_get_waiting() {
+    local errors waited=0
+    errors=$(mktemp)
+    while true; do
+        if apt-get -o DPkg::Lock::Timeout=600 "$@" >&2 2>"$errors"; then
+            rm -f "$errors"
+            return 0
+        fi
+        if grep -q "Could not get lock" "$errors" && [ "$waited" -lt 600 ]; then
+            [ "$waited" -eq 0 ] && log "the package manager is busy (another apt-get runs): waiting for it, up to 10 minutes"
+            sleep 10
+            waited=$((waited + 10))
+            continue
+        fi
+        cat "$errors" >&2
+        rm -f "$errors"
+        return 1
+    done
 }
 
 # has_multicast_interface: whether an up interface with an IPv4 address supports multicast
