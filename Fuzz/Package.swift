@@ -13,6 +13,7 @@ let fuzzTargets: [(name: String, modules: [String])] = [
     ("FuzzDatagram", ["LANCluster"]),
     ("FuzzXMLStream", ["XMPP"]),
     ("FuzzSCRAM", ["XMPP"]),
+    ("FuzzXMPPMachines", ["XMPP"]),
     ("FuzzStoreReaders", ["CanvasCore", "CanvasProtocol", "CanvasStore"]),
 ]
 

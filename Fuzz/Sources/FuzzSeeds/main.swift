@@ -98,6 +98,29 @@ try write("FuzzXMLStream", [
     """,
 ].map { Array($0.utf8) })
 
+// A server's side of a login with STARTTLS and PLAIN, binding, stream management, then a
+// MUC room's presence, history and a message (a stream restarts after TLS and after SASL).
+let streamHeader = """
+    <?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' \
+    from='example.org' id='s1' version='1.0'>
+    """
+let login: [String] = [
+    streamHeader,
+    "<stream:features><starttls xmlns='urn:ietf:params:xml:ns:xmpp-tls'><required/></starttls></stream:features>",
+    "<proceed xmlns='urn:ietf:params:xml:ns:xmpp-tls'/>",
+    streamHeader,
+    "<stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>",
+    "<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>",
+    streamHeader,
+    "<stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/><sm xmlns='urn:xmpp:sm:3'/></stream:features>",
+    "<iq type='result' id='bind_1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><jid>user@example.org/r1</jid></bind></iq>",
+    "<enabled xmlns='urn:xmpp:sm:3' id='sm-1' resume='true'/>",
+    "<presence from='board@rooms.example.org/ada'><x xmlns='http://jabber.org/protocol/muc#user'>",
+    "<item affiliation='none' role='participant'/><status code='110'/></x></presence>",
+    "<message from='board@rooms.example.org/ben' type='groupchat' id='m1'><body>hello</body></message>",
+]
+try write("FuzzXMPPMachines", [Array(login.joined().utf8)])
+
 // SCRAM-SHA-256 as RFC 7677 gives it: server-first, a zero byte, server-final.
 try write("FuzzSCRAM", [
     Array("r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096".utf8) + [0]
