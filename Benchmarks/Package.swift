@@ -25,6 +25,7 @@ let package = Package(
                 .product(name: "CanvasSVG", package: "Canvas"),
                 .product(name: "CanvasStore", package: "Canvas"),
                 .product(name: "CanvasNode", package: "Canvas"),
+                .product(name: "LANCluster", package: "Canvas"),
             ],
             path: "Benchmarks/CanvasBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

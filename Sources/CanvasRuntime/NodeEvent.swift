@@ -182,6 +182,7 @@ public enum NodeEvent: Sendable, Hashable {
             line = line.field("room", room).field("datagrams_sent", counters.datagramsSent).field("bytes_sent", counters.bytesSent)
                 .field("datagrams_accepted", counters.datagramsAccepted).field("datagrams_dropped", counters.datagramsDropped)
                 .field("dropped_unauthenticated", counters.droppedUnauthenticated)
+                .field("dropped_old_format", counters.droppedOldFormat)
                 .field("dropped_replayed", counters.droppedReplayed).field("dropped_malformed", counters.droppedMalformed)
                 .field("payloads_delivered", counters.payloadsDelivered).field("nacks_sent", counters.nacksSent)
                 .field("repairs_sent", counters.repairsSent).field("repairs_throttled", counters.repairsThrottled)

@@ -12,9 +12,13 @@ public struct ClusterCounters: Hashable, Sendable {
     public var droppedMalformed = 0
     /// Dropped: for another room on the same LAN.
     public var droppedOtherRoom = 0
-    /// Dropped: the room has a key, and the tag is missing or wrong (spoofed or tampered).
+    /// Dropped: the room has a key, and the datagram does not open with it (spoofed,
+    /// tampered, or sealed with another key).
     public var droppedUnauthenticated = 0
-    /// Dropped: authenticated, and this node has no key (its peers use one).
+    /// Dropped: the room has a key, and the datagram is of an earlier format, not sealed
+    /// (plain, or only authenticated: a node of an earlier version, or one without the key).
+    public var droppedOldFormat = 0
+    /// Dropped: sealed or authenticated, and this node has no key (its peers use one).
     public var droppedUnexpectedlyAuthenticated = 0
     /// Dropped: a sequence number seen before, or too old to tell (a replay).
     public var droppedReplayed = 0
@@ -53,7 +57,7 @@ public struct ClusterCounters: Hashable, Sendable {
 
     /// How many received datagrams were dropped, for any reason.
     public var datagramsDropped: Int {
-        droppedMalformed + droppedOtherRoom + droppedUnauthenticated + droppedUnexpectedlyAuthenticated
+        droppedMalformed + droppedOtherRoom + droppedUnauthenticated + droppedOldFormat + droppedUnexpectedlyAuthenticated
             + droppedReplayed + droppedOwn + droppedNodeIDConflict
     }
 }

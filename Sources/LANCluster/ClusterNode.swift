@@ -49,6 +49,8 @@ public struct ClusterNode: Sendable {
     private static let forgetSendersAfter: Duration = .seconds(600)
 
     private let key: RoomKey?
+    /// Seals and opens this room's datagrams, when it has a key.
+    private let sealer: DatagramSealer?
     private var phase = Phase.created
     private var capabilities: Capabilities
     /// What every other member announced it can do (all flags without members), as last
@@ -94,6 +96,7 @@ public struct ClusterNode: Sendable {
         self.nodeID = nodeID
         self.incarnation = incarnation
         self.key = try key.map { bytes throws(ClusterError) in try RoomKey(bytes) }
+        sealer = self.key.map { DatagramSealer(key: $0, room: configuration.room) }
         membership = Membership(
             selfID: nodeID, defaultBeaconInterval: configuration.beaconInterval,
             missedBeaconsBeforeLeaving: configuration.missedBeaconsBeforeLeaving)
@@ -201,32 +204,7 @@ public struct ClusterNode: Sendable {
     /// Invalid, unauthenticated, replayed and foreign datagrams are dropped and counted.
     public mutating func receive(bytes: [UInt8], now: Duration) -> [ClusterAction] {
         guard phase == .running else { return [] }
-        let datagram: Datagram
-        do {
-            datagram = try Datagram(
-                decoding: bytes, room: configuration.room, roomTag: roomTag, readsCompact: readsCompactHeaders)
-        } catch {
-            if error.kind == .otherRoom {
-                counters.droppedOtherRoom += 1
-            } else {
-                counters.droppedMalformed += 1
-            }
-            return []
-        }
-        guard datagram.room == configuration.room else {
-            counters.droppedOtherRoom += 1
-            return []
-        }
-        do {
-            try Datagram.authenticate(bytes, key: key)
-        } catch {
-            if error.kind == .unexpectedAuthentication {
-                counters.droppedUnexpectedlyAuthenticated += 1
-            } else {
-                counters.droppedUnauthenticated += 1
-            }
-            return []
-        }
+        guard let datagram = open(bytes) else { return [] }
         guard datagram.sender != nodeID else {
             if datagram.incarnation == incarnation {
                 counters.droppedOwn += 1
@@ -246,6 +224,56 @@ public struct ClusterNode: Sendable {
         let actions = handle(datagram, from: sender, now: now)
         refreshStreamDeadline(of: sender)
         return finish(actions, now: now)
+    }
+
+    /// The datagram in `bytes` if it is this room's and, when the room has a key, sealed
+    /// with it; otherwise nil, counted by why it was dropped.
+    private mutating func open(_ bytes: [UInt8]) -> Datagram? {
+        if DatagramSealer.isSealed(bytes) {
+            guard let sealer else {
+                counters.droppedUnexpectedlyAuthenticated += 1
+                return nil
+            }
+            do {
+                return try sealer.open(bytes, readsCompact: readsCompactHeaders)
+            } catch {
+                switch error.kind {
+                case .otherRoom: counters.droppedOtherRoom += 1
+                case .authenticationFailed: counters.droppedUnauthenticated += 1
+                default: counters.droppedMalformed += 1
+                }
+                return nil
+            }
+        }
+        let datagram: Datagram
+        do {
+            datagram = try Datagram(
+                decoding: bytes, room: configuration.room, roomTag: roomTag, readsCompact: readsCompactHeaders)
+        } catch {
+            if error.kind == .otherRoom {
+                counters.droppedOtherRoom += 1
+            } else {
+                counters.droppedMalformed += 1
+            }
+            return nil
+        }
+        guard datagram.room == configuration.room else {
+            counters.droppedOtherRoom += 1
+            return nil
+        }
+        // A room with a key takes sealed datagrams only: an earlier format, plain or with
+        // only its HMAC tag, comes from a node of an earlier version or one without the key.
+        guard key == nil else {
+            counters.droppedOldFormat += 1
+            return nil
+        }
+        do {
+            try Datagram.authenticate(bytes, key: nil)
+        } catch {
+            counters.droppedUnexpectedlyAuthenticated += 1
+            return nil
+        }
+        return datagram
     }
 
     /// Does what is due at `now`: beacons, failure detection, loss requests, reassembly
@@ -476,14 +504,16 @@ public struct ClusterNode: Sendable {
         let datagram = Datagram(
             room: configuration.room, sender: nodeID, incarnation: incarnation, sequence: outbound.takeSequence(),
             body: body, format: compact ? .compact : .standard)
-        let bytes = datagram.encodedUnchecked(key: key, roomTag: roomTag)
+        let inner = datagram.encodedUnchecked(key: nil, roomTag: roomTag)
+        let bytes =
+            sealer.map { $0.seal(inner, sender: nodeID, incarnation: incarnation, sequence: datagram.sequence) ?? [] } ?? inner
         counters.datagramsSent += 1
         counters.bytesSent += bytes.count
         return .multicast(bytes)
     }
 
     private var headerBytes: Int { Datagram.headerOverhead + configuration.room.utf8.count + nodeID.utf8.count }
-    private var tagBytes: Int { key == nil ? 0 : RoomKey.tagLength }
+    private var tagBytes: Int { key == nil ? 0 : DatagramSealer.overhead(senderBytes: nodeID.utf8.count) }
     private var chunkCapacity: Int {
         configuration.maxDatagramBytes - headerBytes - Datagram.dataOverhead - tagBytes
     }

@@ -1,7 +1,8 @@
 internal import COpenSSL
 
-/// The shared secret of a room's LAN cluster: with it, every datagram ends with an
-/// HMAC-SHA-256 tag over everything before it.
+/// The shared secret of a room's LAN cluster: with it, every datagram is sealed
+/// (`DatagramSealer`: ChaCha20-Poly1305 with a key derived for the room). The HMAC-SHA-256
+/// tag of format versions 1 and 2 remains for tests and tools that read those formats.
 public struct RoomKey: Sendable {
     private let bytes: [UInt8]
 
@@ -21,18 +22,37 @@ public struct RoomKey: Sendable {
     /// Should OpenSSL fail (it only does when memory runs out), the tag is all zeros: no
     /// receiver accepts it, so the failure drops the datagram instead of crashing.
     func tag(for message: ArraySlice<UInt8>) -> [UInt8] {
+        Self.hmac(key: bytes, message: message)
+    }
+
+    /// HMAC-SHA-256; all zeros if OpenSSL fails (see `tag(for:)`).
+    static func hmac(key: [UInt8], message: ArraySlice<UInt8>) -> [UInt8] {
         ERR_clear_error()
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
-        let result = bytes.withUnsafeBufferPointer { key in
+        let result = key.withUnsafeBufferPointer { key in
             message.withUnsafeBufferPointer { input in
                 HMAC(EVP_sha256(), key.baseAddress, Int32(key.count), input.baseAddress, input.count, &output, &length)
             }
         }
-        guard result != nil, length == UInt32(Self.tagLength) else {
-            return [UInt8](repeating: 0, count: Self.tagLength)
+        guard result != nil, length == UInt32(tagLength) else {
+            return [UInt8](repeating: 0, count: tagLength)
         }
-        return Array(output.prefix(Self.tagLength))
+        return Array(output.prefix(tagLength))
+    }
+
+    /// `length` bytes derived from this key for `info` with `salt`: HKDF-SHA-256 (RFC 5869).
+    func derived(salt: [UInt8], info: [UInt8], length: Int) -> [UInt8] {
+        let pseudorandom = Self.hmac(key: salt, message: bytes[...])
+        var output: [UInt8] = []
+        var block: [UInt8] = []
+        var counter: UInt8 = 1
+        while output.count < length {
+            block = Self.hmac(key: pseudorandom, message: (block + info + [counter])[...])
+            output += block
+            counter += 1
+        }
+        return Array(output.prefix(length))
     }
 
     /// Whether `tag` is the tag of `message`, compared in constant time so that the time a

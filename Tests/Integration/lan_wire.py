@@ -4,11 +4,15 @@ Sources/LANCluster/Datagram+Codec.swift and docs/lan.md; payloads: PROTOCOL.md Â
 import collections
 import hashlib
 import hmac
+import os
 import struct
+
+import aead
 
 MAGIC = b"CVLN"
 KIND_DATA = 2
 TAG_LENGTH = 32
+SEALED_VERSION = 3
 
 
 def name_bytes(name):
@@ -16,15 +20,42 @@ def name_bytes(name):
     return bytes([len(raw)]) + raw
 
 
-def data_datagram(room, sender, incarnation, sequence, data_sequence, payload, key=None, flag=None):
-    """A one-fragment data datagram; tagged with HMAC-SHA-256 of `key` when given."""
-    flags = (1 if key is not None else 0) if flag is None else flag
+def data_datagram(room, sender, incarnation, sequence, data_sequence, payload, key=None, flag=None, old_format=False):
+    """A one-fragment data datagram: sealed with `key` when given (version 3), or in the
+    earlier format with `old_format` (version 1 with an HMAC-SHA-256 tag of `key`)."""
+    tagged = key is not None and old_format
+    flags = (1 if tagged else 0) if flag is None else flag
     body = (MAGIC + bytes([1, KIND_DATA, flags]) + name_bytes(room) + name_bytes(sender)
             + struct.pack(">QQ", incarnation, sequence)
             + struct.pack(">QHHH", data_sequence, 0, 1, len(payload)) + payload)
+    if tagged:
+        return body + hmac.new(key, body, hashlib.sha256).digest()
     if key is not None:
-        body += hmac.new(key, body, hashlib.sha256).digest()
+        return seal(body, room, sender, incarnation, sequence, key)
     return body
+
+
+def sealing_key(key, room):
+    """The room's ChaCha20-Poly1305 key, derived from the key file's bytes (HKDF-SHA-256)."""
+    return aead.hkdf_sha256(key, b"CVLN sealed datagrams v3", b"room " + room.encode(), 32)
+
+
+def seal(inner, room, sender, incarnation, sequence, key, nonce=None):
+    """`inner` (a version 1 or 2 datagram without a tag) sealed as the node seals it."""
+    header = MAGIC + bytes([SEALED_VERSION]) + room_tag(room) + name_bytes(sender) + struct.pack(">QQ", incarnation, sequence)
+    nonce = os.urandom(12) if nonce is None else nonce
+    ciphertext, tag = aead.seal(sealing_key(key, room), nonce, inner, header)
+    return header + nonce + ciphertext + tag
+
+
+def open_sealed(datagram, room, key):
+    """The datagram a sealed one of `room` carries, or None if it does not open with `key`."""
+    header = parse_header(datagram)
+    if not header or header.version != SEALED_VERSION:
+        return None
+    at = header.sequence_end
+    nonce, ciphertext, tag = datagram[at:at + 12], datagram[at + 12:-16], datagram[-16:]
+    return aead.open_(sealing_key(key, room), nonce, ciphertext, tag, datagram[:at])
 
 
 Header = collections.namedtuple(
@@ -65,10 +96,18 @@ def _read_id(datagram, at):
 
 
 def parse_header(datagram):
-    """The header of a datagram of either version, or None. `room` is the name (version 1)
-    or the 8-byte tag (version 2: compare with `room_tag`)."""
-    if len(datagram) < 9 or datagram[:4] != MAGIC or datagram[4] not in (1, 2):
+    """The header of a datagram of any version, or None. `room` is the name (version 1)
+    or the 8-byte tag (versions 2 and 3: compare with `room_tag`). A sealed datagram
+    (version 3) shows no kind (None) and no flags (0): they are sealed with the rest."""
+    if len(datagram) < 9 or datagram[:4] != MAGIC or datagram[4] not in (1, 2, SEALED_VERSION):
         return None
+    if datagram[4] == SEALED_VERSION:
+        room = datagram[5:13]
+        sender_length = datagram[13]
+        sender = datagram[14:14 + sender_length].decode("utf-8", "replace")
+        at = 14 + sender_length
+        incarnation, sequence = struct.unpack(">QQ", datagram[at:at + 16])
+        return Header(SEALED_VERSION, None, 0, room, sender, incarnation, sequence, at + 8, at + 16)
     version, kind, flags = datagram[4], datagram[5], datagram[6]
     at = 7
     if version == 1:
@@ -94,7 +133,7 @@ def is_for_room(header, room):
 def with_sequence(datagram, sequence):
     """The same datagram (tag untouched) with another sequence number."""
     header = parse_header(datagram)
-    number = struct.pack(">Q", sequence) if header.version == 1 else varint(sequence)
+    number = struct.pack(">Q", sequence) if header.version in (1, SEALED_VERSION) else varint(sequence)
     return datagram[:header.sequence_start] + number + datagram[header.sequence_end:]
 
 

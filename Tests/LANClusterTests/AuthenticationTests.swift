@@ -5,13 +5,17 @@ import Testing
 
 private let roomKey = Array("a shared room secret".utf8)
 
-/// A datagram from `sender` as a peer node would send it.
+/// A datagram from `sender` as a peer node would send it: sealed with `key`, plain without
+/// one, or (`oldFormat`) in format version 1 with only its HMAC tag, as nodes sent before
+/// datagrams were sealed.
 private func datagram(
     from sender: String = "peer", incarnation: UInt64 = 77, sequence: UInt64, body: Datagram.Body,
-    room: String = "sketch", key: [UInt8]? = roomKey
+    room: String = "sketch", key: [UInt8]? = roomKey, oldFormat: Bool = false
 ) throws -> [UInt8] {
-    try Datagram(room: room, sender: sender, incarnation: incarnation, sequence: sequence, body: body)
-        .encoded(key: key.map { try RoomKey($0) })
+    let datagram = Datagram(room: room, sender: sender, incarnation: incarnation, sequence: sequence, body: body)
+    guard let key, !oldFormat else { return try datagram.encoded(key: try key.map { try RoomKey($0) }) }
+    let sealer = DatagramSealer(key: try RoomKey(key), room: room)
+    return try #require(sealer.seal(try datagram.encoded(key: nil), sender: sender, incarnation: incarnation, sequence: sequence))
 }
 
 private func payload(_ dataSequence: UInt64, _ bytes: [UInt8]) -> Datagram.Body {
@@ -45,8 +49,35 @@ private func payload(_ dataSequence: UInt64, _ bytes: [UInt8]) -> Datagram.Body 
         var (node, _) = try startedNode("self", key: roomKey)
         _ = node.receive(bytes: try datagram(sequence: 1, body: payload(1, [1]), key: Array("guess".utf8)), now: .zero)
         _ = node.receive(bytes: try datagram(sequence: 2, body: payload(2, [2]), key: nil), now: .zero)
-        #expect(node.counters.droppedUnauthenticated == 2)
+        #expect(node.counters.droppedUnauthenticated == 1)
+        #expect(node.counters.droppedOldFormat == 1, "a plain datagram in a room with a key")
         #expect(node.members.isEmpty, "spoofed datagrams make no member")
+    }
+
+    /// With a key, datagrams are sealed: nothing of the payload shows in the bytes; a
+    /// datagram of the earlier format (HMAC-authenticated, readable by anyone) is refused and
+    /// counted as such, even with the right key.
+    @Test func sealedDatagramsHideThePayloadAndTheOldFormatIsRefused() throws {
+        let secret = Array("the drawing's points".utf8)
+        let sealed = try datagram(sequence: 1, body: payload(1, secret))
+        #expect(!sealed.indices.contains { sealed[$0...].starts(with: secret.prefix(6)) }, "the payload is not in clear")
+        #expect(sealed[4] == DatagramSealer.version)
+        let again = try datagram(sequence: 1, body: payload(1, secret))
+        #expect(sealed != again, "a fresh nonce for every datagram")
+        var (node, _) = try startedNode("self", key: roomKey)
+        _ = node.receive(bytes: try datagram(sequence: 2, body: payload(2, secret), oldFormat: true), now: .zero)
+        #expect(node.counters.droppedOldFormat == 1)
+        #expect(node.receive(bytes: sealed, now: .zero).deliveries.map(\.payload) == [secret])
+        #expect(node.receive(bytes: again, now: .zero).deliveries.isEmpty, "the same sequence number again is a replay")
+        #expect(node.counters.droppedReplayed == 1)
+    }
+
+    /// The key derivation is HKDF-SHA-256: RFC 5869's first test case.
+    @Test func keysAreDerivedWithHKDF() throws {
+        let key = try RoomKey([UInt8](repeating: 0x0b, count: 22))
+        let derived = key.derived(salt: Array(0x00...0x0c), info: Array(0xf0...0xf9), length: 42)
+        let expected = "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865"
+        #expect(derived.map { String(format: "%02x", $0) }.joined() == expected)
     }
 
     @Test func countsSpoofedDatagramsByReason() throws {
@@ -56,12 +87,14 @@ private func payload(_ dataSequence: UInt64, _ bytes: [UInt8]) -> Datagram.Body 
         _ = node.receive(
             bytes: try datagram(from: "a", sequence: 1, body: beacon, key: Array("wrong".utf8)), now: .zero)
         _ = node.receive(bytes: try datagram(from: "a", sequence: 1, body: beacon, key: nil), now: .zero)
+        _ = node.receive(bytes: try datagram(from: "a", sequence: 2, body: beacon, oldFormat: true), now: .zero)
         _ = node.receive(bytes: try datagram(sequence: 1, body: beacon, room: "other"), now: .zero)
         _ = node.receive(bytes: Array("GET / HTTP/1.1\r\n".utf8), now: .zero)
         _ = node.receive(bytes: try datagram(from: "self", incarnation: 1, sequence: 1, body: beacon), now: .zero)
         _ = node.receive(bytes: try datagram(from: "self", incarnation: 2, sequence: 1, body: beacon), now: .zero)
         let counters = node.counters
-        #expect(counters.droppedUnauthenticated == 2)
+        #expect(counters.droppedUnauthenticated == 1)
+        #expect(counters.droppedOldFormat == 2)
         #expect(counters.droppedOtherRoom == 1)
         #expect(counters.droppedMalformed == 1)
         #expect(counters.droppedOwn == 1)

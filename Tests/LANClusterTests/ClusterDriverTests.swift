@@ -222,7 +222,8 @@ private func awaitFullMembership(_ nodes: [TestNode], within timeout: Duration =
         intruder.driver.send(payload: Array("spoofed".utf8))
         keyed[0].driver.send(payload: Array("genuine".utf8))
         #expect(await eventually { !keyed[1].deliveries.isEmpty })
-        #expect(await eventually { keyed.allSatisfy { $0.driver.counters.droppedUnauthenticated >= 2 } })
+        // The intruder's beacon and data: plain, the format of a node without the key.
+        #expect(await eventually { keyed.allSatisfy { $0.driver.counters.droppedOldFormat >= 2 } })
         try await Task.sleep(for: .milliseconds(200))
         #expect(keyed[1].deliveries.map(\.payload) == [Array("genuine".utf8)])
         #expect(keyed[0].deliveries.isEmpty)

@@ -192,7 +192,7 @@ private func fragment(_ sequence: UInt64, index: UInt16 = 0, count: UInt16 = 1, 
         // Within the largest suppression delay (2 × 10 ms) after the loss was noticed.
         let at = Duration.milliseconds(22)
         let request = b.tick(now: at)
-        let nacks = request.decoded.compactMap { if case .nack(let nack) = $0.body { nack } else { nil } }
+        let nacks = try request.opened(key: [1, 2, 3]).compactMap { if case .nack(let nack) = $0.body { nack } else { nil } }
         #expect(nacks == [Nack(target: "a", targetIncarnation: 1, missing: [2...2, 4...4])])
         let repairs = request.datagrams.flatMap { a.receive(bytes: $0, now: at) }.datagrams
         #expect(repairs.count == 2)

@@ -51,4 +51,10 @@ extension [ClusterAction] {
     var decoded: [Datagram] {
         datagrams.compactMap { try? Datagram(decoding: $0) }
     }
+
+    /// The datagrams of room "sketch" sealed with `key`, opened.
+    func opened(key: [UInt8]) throws -> [Datagram] {
+        let sealer = DatagramSealer(key: try RoomKey(key), room: "sketch")
+        return datagrams.compactMap { try? sealer.open($0) }
+    }
 }

@@ -78,6 +78,13 @@ for body in bodies {
         for roomKey in [nil, key] { datagrams.append(try datagram.encoded(key: roomKey)) }
     }
 }
+let sealer = DatagramSealer(key: key, room: "board")
+for body in bodies {
+    let datagram = Datagram(room: "board", sender: "peer-a", incarnation: 42, sequence: 6, body: body, format: .compact)
+    if let sealed = sealer.seal(try datagram.encoded(key: nil), sender: "peer-a", incarnation: 42, sequence: 6) {
+        datagrams.append(sealed)
+    }
+}
 try write("FuzzDatagram", datagrams)
 
 // An XMPP stream: its header, features, a MUC message, presence, an IQ, its end.

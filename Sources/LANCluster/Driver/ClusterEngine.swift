@@ -76,7 +76,15 @@ final class ClusterEngine {
     /// A datagram from the socket.
     func receive(_ bytes: [UInt8]) {
         reading = true
+        let oldFormat = node.counters.droppedOldFormat
         perform(node.receive(bytes: bytes, now: now))
+        let refused = node.counters.droppedOldFormat
+        // Said at the first, then at every thousandth: an old node keeps sending.
+        if refused > oldFormat, refused == 1 || refused % 1000 == 0 {
+            logger.warning(
+                "refusing LAN datagrams of an earlier format (not sealed with the room key): a node of an earlier version, or one without the key, is in the room; update it or give it the key",
+                metadata: ["refused": "\(refused)"])
+        }
     }
 
     /// The read of the socket ended: its deliveries go to the consumer as one event.
