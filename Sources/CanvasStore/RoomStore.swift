@@ -271,8 +271,16 @@ public final class RoomStore {
 
     private func write(_ records: [UInt8]) throws(StoreError) {
         try usable()
-        try FileSystem.writeAll(log, records, path: logPath)
-        try FileSystem.sync(log, path: logPath)
+        do {
+            try FileSystem.writeAll(log, records, path: logPath)
+            try FileSystem.sync(log, path: logPath)
+        } catch {
+            // A write cut short (a full disk) must not leave half a record for the next
+            // write to follow: the log goes back to what was durable before it (found by
+            // the fault campaign: the next open refused the log as corrupt in the middle).
+            try? FileSystem.truncate(log, to: logBytes, path: logPath)
+            throw error
+        }
         logBytes += records.count
         waiting.removeAll(keepingCapacity: true)
         waitingCount = 0
