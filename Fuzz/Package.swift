@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 // Coverage-guided fuzz targets (libFuzzer) for every parser of Canvas, kept in their own
 // package so that building and testing Canvas does not build them. Each target is an
-// executable whose `main` hands its test function to libFuzzer's driver (CFuzzer); `scripts/fuzz` builds them with
+// executable whose `main` hands its test function to libFuzzer's driver (FuzzDriver); `scripts/fuzz` builds them with
 // `-sanitize=fuzzer,address` and runs them (docs/testing.md). `FuzzSeeds` writes the seed
 // corpora from the library's own encoders and the repository's vectors.
 import PackageDescription
@@ -23,9 +23,10 @@ let package = Package(
     dependencies: [.package(name: "Canvas", path: "..")],
     targets: fuzzTargets.map { target in
         .executableTarget(
-            name: target.name, dependencies: ["CFuzzer"] + target.modules.map { .product(name: $0, package: "Canvas") })
+            name: target.name, dependencies: ["FuzzDriver"] + target.modules.map { .product(name: $0, package: "Canvas") })
     } + [
         .target(name: "CFuzzer"),
+        .target(name: "FuzzDriver", dependencies: ["CFuzzer"]),
         .executableTarget(
             name: "FuzzSeeds",
             dependencies: ["CanvasCore", "CanvasProtocol", "LANCluster", "CanvasStore"].map { .product(name: $0, package: "Canvas") })

@@ -1,6 +1,5 @@
-import CFuzzer
+import FuzzDriver
 import LANCluster
-import Foundation
 
 /// The room key the target authenticates with (any 32 bytes), and the sealer of room
 /// "board" with it.
@@ -38,12 +37,4 @@ func fuzzDatagram(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     return 0
 }
 
-/// libFuzzer runs `fuzzDatagram` on each input (scripts/fuzz).
-@main
-enum FuzzDatagramMain {
-    static func main() {
-        var argc = CommandLine.argc
-        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in fuzzDatagram(data, size) })
-    }
-}
+runFuzzer { data, size in fuzzDatagram(data, size) }

@@ -1,6 +1,5 @@
-import CFuzzer
+import FuzzDriver
 import CanvasProtocol
-import Foundation
 import CanvasWeb
 
 /// Any bytes as a page's request: decoding never crashes; a page's session refuses what
@@ -23,12 +22,4 @@ func fuzzPageRequest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     return 0
 }
 
-/// libFuzzer runs `fuzzPageRequest` on each input (scripts/fuzz).
-@main
-enum FuzzPageRequestMain {
-    static func main() {
-        var argc = CommandLine.argc
-        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in fuzzPageRequest(data, size) })
-    }
-}
+runFuzzer { data, size in fuzzPageRequest(data, size) }

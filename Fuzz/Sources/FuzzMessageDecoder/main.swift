@@ -1,6 +1,5 @@
-import CFuzzer
+import FuzzDriver
 import CanvasCore
-import Foundation
 import CanvasProtocol
 
 /// Any bytes as a wire message (JSON of every kind, sync included, or the compact binary
@@ -36,12 +35,4 @@ private func roundTrip(_ operation: CanvasCore.Operation) {
     }
 }
 
-/// libFuzzer runs `fuzzMessageDecoder` on each input (scripts/fuzz).
-@main
-enum FuzzMessageDecoderMain {
-    static func main() {
-        var argc = CommandLine.argc
-        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in fuzzMessageDecoder(data, size) })
-    }
-}
+runFuzzer { data, size in fuzzMessageDecoder(data, size) }

@@ -1,5 +1,4 @@
-import CFuzzer
-import Foundation
+import FuzzDriver
 import XMPP
 
 /// The account the client logs in with: its password must never be sent before TLS.
@@ -54,12 +53,4 @@ func fuzzXMPPMachines(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     return 0
 }
 
-/// libFuzzer runs `fuzzXMPPMachines` on each input (scripts/fuzz).
-@main
-enum FuzzXMPPMachinesMain {
-    static func main() {
-        var argc = CommandLine.argc
-        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in fuzzXMPPMachines(data, size) })
-    }
-}
+runFuzzer { data, size in fuzzXMPPMachines(data, size) }

@@ -1,6 +1,5 @@
-import CFuzzer
+import FuzzDriver
 import CanvasCore
-import Foundation
 import CanvasStore
 
 /// Any bytes as a room's operation log and as its snapshot, the files a crash or a bad
@@ -32,12 +31,4 @@ func fuzzStoreReaders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     return 0
 }
 
-/// libFuzzer runs `fuzzStoreReaders` on each input (scripts/fuzz).
-@main
-enum FuzzStoreReadersMain {
-    static func main() {
-        var argc = CommandLine.argc
-        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in fuzzStoreReaders(data, size) })
-    }
-}
+runFuzzer { data, size in fuzzStoreReaders(data, size) }

@@ -1,6 +1,5 @@
-import CFuzzer
+import FuzzDriver
 import XMPP
-import Foundation
 
 /// Any bytes as a SCRAM server's two messages (server-first, then server-final, split at
 /// the first zero byte): the client answers or refuses with an error, never crashes, and
@@ -25,12 +24,4 @@ func fuzzSCRAM(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     return 0
 }
 
-/// libFuzzer runs `fuzzSCRAM` on each input (scripts/fuzz).
-@main
-enum FuzzSCRAMMain {
-    static func main() {
-        var argc = CommandLine.argc
-        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in fuzzSCRAM(data, size) })
-    }
-}
+runFuzzer { data, size in fuzzSCRAM(data, size) }

@@ -1,6 +1,5 @@
-import CFuzzer
+import FuzzDriver
 import XMPP
-import Foundation
 
 /// Any bytes as an XMPP stream, fed whole and fed in pieces cut where a generator seeded by
 /// the bytes says: the same events either way. A malformed stream may be found out at a
@@ -45,12 +44,4 @@ private func run(of pieces: [ArraySlice<UInt8>]) -> Run {
     return run
 }
 
-/// libFuzzer runs `fuzzXMLStream` on each input (scripts/fuzz).
-@main
-enum FuzzXMLStreamMain {
-    static func main() {
-        var argc = CommandLine.argc
-        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in fuzzXMLStream(data, size) })
-    }
-}
+runFuzzer { data, size in fuzzXMLStream(data, size) }
