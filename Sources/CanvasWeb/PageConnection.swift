@@ -33,8 +33,11 @@ final class PageConnection: Sendable {
     /// its pens were drawing.
     func serve(node: Node) async {
         var session = PageSession()
+        var refusalsCounted = 0
         for await request in requests {
             await perform(session.received(request), with: &session, node: node)
+            counters.refused(session.refused - refusalsCounted)
+            refusalsCounted = session.refused
         }
         await perform(session.closed(), with: &session, node: node)
     }
@@ -44,7 +47,6 @@ final class PageConnection: Sendable {
         while let step = queue.popFirst() {
             switch step {
             case .send(let bytes):
-                if bytes.starts(with: Array(#"{"type":"error""#.utf8)) { counters.refused() }
                 send(bytes)
             case .perform(let action, let purpose):
                 do {

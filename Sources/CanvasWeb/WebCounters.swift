@@ -16,7 +16,7 @@ struct WebCounters: Sendable {
     }
 
     func opened() { socketsOpened.increment() }
-    func refused() { requestsRefused.increment() }
+    func refused(_ requests: Int) { if requests > 0 { requestsRefused.increment(by: requests) } }
     func performed(_ operations: Int) { operationsPerformed.increment(by: operations) }
     func sentUpdate() { updatesSent.increment() }
 }

@@ -272,9 +272,15 @@ class PageInABrowser(unittest.TestCase):
 
         # 6. Node A restarts: its page reconnects by itself and shows everything again.
         a.wait(lambda: not a.js("return window.canvasPage.online"), "page A to see its node gone")
-        a.screenshot("5-node-stopped")
+        # Drawn while the node is away: kept in the page, counted, sent once it is back.
+        a.drag(wobbly_line(600, 900, 200))
+        self.assertEqual(a.js("return window.canvasPage.outbox"), 1)
+        self.assertIn("1 stroke waiting", a.js("return document.getElementById('connection').textContent"))
+        a.screenshot("5-node-stopped-a-stroke-waiting")
         self.a.start()
         a.wait(lambda: a.js("return window.canvasPage.online"), "page A back online", timeout=30)
+        b.wait(lambda: b.ink(750, 200) > 0, "the stroke drawn while node A was away, on page B")
+        self.assertEqual(a.js("return window.canvasPage.outbox"), 0)
         a.wait(lambda: a.js("return window.canvasPage.strokeCount") == b.js("return window.canvasPage.strokeCount"),
                "page A showing the whole room again")
         self.assertGreater(a.ink(160, 300), 0)
@@ -305,6 +311,8 @@ class PageInABrowser(unittest.TestCase):
         time.sleep(0.3)
         self.assertEqual(self.a.health()["rooms"][0]["digest"], digest, "the replica is untouched")
         self.assertTrue(self.a.process.poll() is None, "the node still runs")
+        with urllib.request.urlopen(self.a.url.split("?")[0] + "metrics", timeout=5) as response:
+            self.assertIn("canvas_page_requests_refused_total 3", response.read().decode(), "the refusals are counted")
 
         # 8. Security: a page of another site may not open a socket; /healthz answers.
         request = urllib.request.Request(self.a.url.split("?")[0] + "healthz", headers={"Origin": "http://evil.example"})

@@ -278,8 +278,12 @@ function connect() {
   socket.onclose = () => {
     online = false;
     socket = null;
-    // A stroke in progress continues offline: it is sent whole once the node is back.
-    pens.clear();
+    // A stroke in progress goes on offline: what its node did not get yet (from the last
+    // point it got) is sent as a stroke of its own once the node is back.
+    for (const pen of pens.values()) {
+      if (pen.sentDown) pen.offlineFrom = Math.max(0, pen.points.length - pen.unsent.length - 1);
+      pen.sentDown = false;
+    }
     showConnection();
     setTimeout(connect, retryMillis);
     retryMillis = Math.min(retryMillis * 2, 5000);
@@ -520,10 +524,11 @@ function endPointer(event, cancelled) {
     send({ action: "pen-up", pen: pen.pen, recognize });
   } else {
     // Drawn (or finished) while the node was away: sent whole when it is back.
-    const stroke = { action: "draw", points: pen.points, weight: pen.weight, colour: pen.colour, recognize };
+    const points = pen.offlineFrom === undefined ? pen.points : pen.points.slice(pen.offlineFrom);
+    const stroke = { action: "draw", points, weight: pen.weight, colour: pen.colour, recognize: recognize && pen.offlineFrom === undefined };
     if (!send(stroke)) {
       outbox.push(stroke);
-      offlineStrokes.push({ colour: preview.colour, weight: pen.weight, points: pen.points });
+      offlineStrokes.push({ colour: preview.colour, weight: pen.weight, points });
     }
   }
   preview = null;
