@@ -140,7 +140,7 @@ public final class WebServer: Sendable {
             },
             upgradePipelineHandler: { channel, head in
                 channel.eventLoop.makeCompletedFuture {
-                    guard let room = server.socketRoom(for: head)?.room else { return }
+                    guard let room = server.socketRoom(for: head) else { return }
                     let connection = PageConnection(channel: channel, room: room, counters: server.counters)
                     try channel.pipeline.syncOperations.addHandler(NIOWebSocketFrameAggregator(
                         minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1 << 12, maxAccumulatedFrameSize: 1 << 20))
@@ -168,13 +168,14 @@ public final class WebServer: Sendable {
         }
     }
 
-    /// The room a socket request opens, if the request may open it.
-    fileprivate func socketRoom(for head: HTTPRequestHead) -> (room: String, refusal: WebAccess.Refusal?)? {
+    /// The room a socket request opens, if the request may open it (otherwise the plain
+    /// HTTP handler answers it, saying why).
+    fileprivate func socketRoom(for head: HTTPRequestHead) -> String? {
         let target = WebRequestTarget(head.uri)
         guard target.path == "/socket", let room = target.query["room"] ?? node.configuration.rooms.first,
             feeds[room] != nil, check(head, target) == nil
         else { return nil }
-        return (room, nil)
+        return room
     }
 
     private func check(_ head: HTTPRequestHead, _ target: WebRequestTarget) -> WebAccess.Refusal? {
