@@ -51,6 +51,9 @@ final class RoomReplica {
     private var reportedRoot: String?
     /// Whether the document changed since the last SVG export.
     private(set) var changedSinceExport = true
+    /// Local operations the replica holds and its store refused (a full disk): written at
+    /// the next tick that can, so that the store catches up with the replica.
+    private var unpersisted: [Operation] = []
     /// The room's metrics, when the node reports them.
     var metrics: RoomMetrics?
     /// The identifier prefix of traced strokes (`NodeConfiguration.traceStrokePrefix`).
@@ -113,6 +116,10 @@ final class RoomReplica {
             handle(.timer)
         }
         do {
+            if !unpersisted.isEmpty {
+                try stored?.persistRemote(unpersisted, of: session.replica, now: clock.now)
+                unpersisted = []
+            }
             try stored?.flushIfDue(now: clock.now, of: session.replica)
         } catch {
             metrics?.error("store_flush")
@@ -170,6 +177,7 @@ final class RoomReplica {
                         operations: operations.count, nanoseconds: Int64(truncatingIfNeeded: MonotonicTime.nanoseconds() &- start))
                     local += operations
                 } catch {
+                    unpersisted += operations
                     metrics?.error("store_local")
                     // Nothing unpersisted may be sent: stop here (DESIGN.md §5).
                     logger.critical(
