@@ -19,16 +19,22 @@ EOF
 
 # make_certificates DIR [NAME...]: a test CA (DIR/ca.pem) and a leaf for localhost,
 # rooms.localhost, 127.0.0.1 and the NAMEs (host names, or IP addresses as IP entries).
+# CERT_BACKDATE_DAYS=N makes them valid from N days ago (openssl run under faketime).
 make_certificates() {
-    local dir=$1 certs=$1/certs name names="DNS:localhost,DNS:rooms.localhost,IP:127.0.0.1"
+    local dir=$1 certs=$1/certs name names="DNS:localhost,DNS:rooms.localhost,IP:127.0.0.1" clock=()
     shift
+    if [ -n "${CERT_BACKDATE_DAYS:-}" ]; then
+        [[ "$CERT_BACKDATE_DAYS" =~ ^[0-9]+$ ]] || die "CERT_BACKDATE_DAYS must be a whole number of days"
+        require_debian_packages faketime
+        clock=(faketime -f "-${CERT_BACKDATE_DAYS}d")
+    fi
     for name in "$@"; do
         if [[ "$name" =~ ^[0-9.]+$ || "$name" == *:* ]]; then names+=",IP:$name"; else names+=",DNS:$name"; fi
     done
     mkdir -p "$certs"
     chmod 700 "$certs"
     # A small CA and a leaf for localhost signed by it: ca.pem is what clients trust.
-    openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -sha256 \
+    "${clock[@]}" openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -sha256 \
         -keyout "$certs/ca.key" -out "$certs/ca.crt" -subj "/CN=Canvas test CA" \
         -addext "basicConstraints=critical,CA:TRUE" \
         -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null \
@@ -43,7 +49,7 @@ make_certificates() {
         "subjectAltName=$names" \
         "subjectKeyIdentifier=hash" \
         "authorityKeyIdentifier=keyid" >"$certs/localhost.ext"
-    openssl x509 -req -in "$certs/localhost.csr" -CA "$certs/ca.crt" -CAkey "$certs/ca.key" \
+    "${clock[@]}" openssl x509 -req -in "$certs/localhost.csr" -CA "$certs/ca.crt" -CAkey "$certs/ca.key" \
         -CAcreateserial -days 3650 -sha256 -extfile "$certs/localhost.ext" \
         -out "$certs/localhost.crt" 2>/dev/null \
         || die "openssl could not sign the certificate"

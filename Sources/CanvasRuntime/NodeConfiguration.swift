@@ -1,3 +1,4 @@
+public import CanvasStore
 public import LANCluster
 
 /// What a node runs: its rooms, its XMPP account, its LAN cluster, its store, its outputs.
@@ -76,6 +77,8 @@ public struct NodeConfiguration: Sendable {
 
     /// Where the rooms' replicas are kept.
     public var storage: Storage
+    /// When a stored room's log is folded into its snapshot (with `.folder` storage).
+    public var compaction = CompactionPolicy()
     /// Where to keep an SVG of the room (with several rooms, the room's name is put before
     /// the extension: `board.ROOM.svg`).
     public var exportPath: String?

@@ -228,7 +228,9 @@ final class NodeLoop {
             var operations: [CanvasCore.Operation] = []
             if case .folder(let directory) = configuration.storage {
                 do {
-                    (store, operations) = try RoomStore.open(directory: URL(fileURLWithPath: directory), room: name)
+                    (store, operations) = try RoomStore.open(
+                        directory: URL(fileURLWithPath: directory), room: name,
+                        options: RoomStore.Options(compaction: configuration.compaction))
                 } catch {
                     throw NodeError(.storage, "cannot open the store of room \(name) in \(directory): \(error)")
                 }

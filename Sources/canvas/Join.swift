@@ -72,6 +72,18 @@ struct Join: AsyncParsableCommand {
     @Flag(help: "Keep the replicas in memory only (nothing is stored; peers keep what was sent).")
     var memory = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Compact a room's store when its log passes BYTES (default 1048576) and --compact-ratio times its snapshot.",
+            valueName: "BYTES"))
+    var compactLogBytes: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Compact a room's store when its log passes this many times its snapshot (default 4; 0: by --compact-log-bytes alone).",
+            valueName: "N"))
+    var compactRatio: Int?
+
     @Flag(help: "Write events as NDJSON on standard output.")
     var events = false
 
@@ -170,6 +182,15 @@ struct Join: AsyncParsableCommand {
             throw ValidationError("--http \(http) is not ADDRESS:PORT (e.g. 127.0.0.1:8080, [::1]:8080)")
         }
         if httpTokenFile != nil && http == nil { throw ValidationError("--http-token-file needs --http ADDRESS:PORT") }
+        if let compactLogBytes, compactLogBytes < 0 {
+            throw ValidationError("--compact-log-bytes must be a number of bytes (0 or more), not \(compactLogBytes)")
+        }
+        if let compactRatio, compactRatio < 0 {
+            throw ValidationError("--compact-ratio must be a whole number (0 or more), not \(compactRatio)")
+        }
+        if memory && (compactLogBytes != nil || compactRatio != nil) {
+            throw ValidationError("--compact-log-bytes and --compact-ratio apply to a store; --memory keeps none")
+        }
         if memory && store != nil {
             throw ValidationError("--store and --memory contradict each other: choose one")
         }
@@ -270,6 +291,8 @@ struct Join: AsyncParsableCommand {
             }
             configuration.lan = settings
         }
+        if let compactLogBytes { configuration.compaction.minimumLogBytes = compactLogBytes }
+        if let compactRatio { configuration.compaction.logToSnapshotRatio = compactRatio }
         configuration.exportPath = export
         configuration.traceStrokePrefix = traceStrokes
         if let exportInterval { configuration.exportInterval = .milliseconds(Int(exportInterval * 1000)) }
@@ -339,6 +362,8 @@ struct Join: AsyncParsableCommand {
         insecureSkipTLSVerify = insecureSkipTLSVerify || file.insecureSkipTLSVerify
         store = store ?? file.store
         memory = memory || file.memory
+        compactLogBytes = compactLogBytes ?? file.compactLogBytes
+        compactRatio = compactRatio ?? file.compactRatio
         events = events || file.events
         logLevel = logLevel ?? file.logLevel
         export = export ?? file.export
@@ -388,11 +413,12 @@ struct JoinConfigFile {
     var directTLS = false, insecureSkipTLSVerify = false, events = false, lan = false, memory = false
     var lanInterface, lanGroup, lanKeyFile: String?
     var lanPort: Int?
+    var compactLogBytes, compactRatio: Int?
 
     static let keys: Set<String> = [
         "room", "jid", "password-file", "nick", "host", "port", "ca-file", "direct-tls", "insecure-skip-tls-verify",
         "store", "memory", "events", "log-level", "export", "export-interval", "lan", "lan-interface", "lan-group", "lan-port",
-        "lan-key-file",
+        "lan-key-file", "compact-log-bytes", "compact-ratio",
     ]
 
     static func load(_ path: String) throws -> JoinConfigFile {
@@ -444,10 +470,14 @@ struct JoinConfigFile {
         file.store = try string("store")
         file.logLevel = try string("log-level")
         file.export = try string("export")
-        if let port = try number("port") {
-            guard port == port.rounded() else { throw ValidationError("\(path): \"port\" must be a whole number") }
-            file.port = Int(port)
+        func wholeNumber(_ key: String) throws -> Int? {
+            guard let value = try number(key) else { return nil }
+            guard value == value.rounded(), abs(value) < 1e15 else { throw ValidationError("\(path): \"\(key)\" must be a whole number") }
+            return Int(value)
         }
+        file.port = try wholeNumber("port")
+        file.compactLogBytes = try wholeNumber("compact-log-bytes")
+        file.compactRatio = try wholeNumber("compact-ratio")
         file.exportInterval = try number("export-interval")
         file.directTLS = try flag("direct-tls")
         file.insecureSkipTLSVerify = try flag("insecure-skip-tls-verify")
@@ -457,10 +487,7 @@ struct JoinConfigFile {
         file.lanInterface = try string("lan-interface")
         file.lanGroup = try string("lan-group")
         file.lanKeyFile = try string("lan-key-file")
-        if let port = try number("lan-port") {
-            guard port == port.rounded() else { throw ValidationError("\(path): \"lan-port\" must be a whole number") }
-            file.lanPort = Int(port)
-        }
+        file.lanPort = try wholeNumber("lan-port")
         return file
     }
 }

@@ -26,6 +26,9 @@ struct JoinCommandTests {
         #expect(try refusal(base + ["--events-only", "state,statte"]).contains(#"no event is named "statte""#))
         #expect(
             try refusal(base + ["--ca-file", "/tmp/ca.pem", "--insecure-skip-tls-verify"]).contains("contradict"))
+        #expect(try refusal(base + ["--compact-log-bytes=-1"]).contains("--compact-log-bytes must be a number of bytes"))
+        #expect(try refusal(base + ["--compact-ratio=-2"]).contains("--compact-ratio must be a whole number"))
+        #expect(try refusal(base + ["--memory", "--compact-ratio", "1"]).contains("--memory keeps none"))
     }
 
     @Test func theConfigFileGivesSettingsAndNamesItsMistakes() throws {
@@ -35,6 +38,8 @@ struct JoinCommandTests {
         #expect(try refusal(["--config", wrongType]).contains("\"port\" must be a number"))
         let badHosts = try CanvasCommand.temporaryFile(#"{"room": "a@rooms.example.org", "host": [1, 2]}"#)
         #expect(try refusal(["--config", badHosts]).contains("\"host\" must be a string or an array of strings"))
+        let fraction = try CanvasCommand.temporaryFile(#"{"room": "a@rooms.example.org", "compact-ratio": 1.5}"#)
+        #expect(try refusal(["--config", fraction]).contains("\"compact-ratio\" must be a whole number"))
         let notObject = try CanvasCommand.temporaryFile("[1, 2]")
         #expect(try refusal(["--config", notObject]).contains("is not a JSON object"))
         // Settings from the file count: only the password file is missing here.

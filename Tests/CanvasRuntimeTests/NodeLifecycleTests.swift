@@ -1,6 +1,7 @@
 import CanvasCore
 import CanvasNode
 import CanvasProtocol
+import CanvasStore
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -18,10 +19,12 @@ import Testing
         points: [Point(x: 0, y: 0), Point(x: 40, y: 10), Point(x: 80, y: 0)], weight: 2, colour: .black, recognize: false)
 
     static func node(
-        on hub: FakeHub, storage: NodeConfiguration.Storage = .memory, drainLimit: Duration = .seconds(10)
+        on hub: FakeHub, storage: NodeConfiguration.Storage = .memory, drainLimit: Duration = .seconds(10),
+        compaction: CompactionPolicy = CompactionPolicy()
     ) -> Node {
         var configuration = NodeConfiguration(rooms: [room], storage: storage)
         configuration.drainLimit = drainLimit
+        configuration.compaction = compaction
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         return Node(configuration: configuration, logger: logger, eventLoopGroup: nil) { replica, inject in
@@ -93,6 +96,29 @@ import Testing
         let next = try await second.perform(Self.stroke, in: Self.room)
         let author = String(drawn[0].strokeID.rawValue.split(separator: "_")[0])
         #expect(next[0].strokeID == StrokeID("\(author)_2"))
+        try await second.stop()
+    }
+
+    /// The configured compaction policy is the store's: with any log counting, each local
+    /// write is folded into the snapshot at once, and a restart reads the room back whole.
+    @Test func theStoreCompactsByTheConfiguredPolicy() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("canvas-node-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let room = folder.appendingPathComponent("rooms/\(Self.room)")
+        let eager = CompactionPolicy(logToSnapshotRatio: 0, minimumLogBytes: 0)
+        let first = Self.node(on: FakeHub(), storage: .folder(folder.path), compaction: eager)
+        try await first.start()
+        try await first.perform(Self.stroke, in: Self.room)
+        try await first.perform(Self.stroke, in: Self.room)
+        let document = try await first.document(of: Self.room)
+        try await first.stop()
+        let snapshot = try Data(contentsOf: room.appendingPathComponent(RoomStore.snapshotFileName))
+        let log = try Data(contentsOf: room.appendingPathComponent(RoomStore.logFileName))
+        #expect(!snapshot.isEmpty && log.isEmpty, "snapshot \(snapshot.count) bytes, log \(log.count) bytes")
+
+        let second = Self.node(on: FakeHub(), storage: .folder(folder.path))
+        try await second.start()
+        #expect(try await second.document(of: Self.room) == document)
         try await second.stop()
     }
 

@@ -2,13 +2,22 @@
 
 A room of `canvas join` processes, each in a network namespace of its own on a LAN of
 bridges (as root: netns.py), with stores on disk and a room key, draws without pause
-while a seeded random schedule injects faults:
+while a seeded random schedule injects faults. The nodes form two LAN groups (their own
+multicast groups and ports), bridged through a real Prosody in a namespace of its own on
+the same LAN: every node has an XMPP account, and each group elects its gateway. The faults:
 
-- SIGKILL of a node, restarted a moment later from its store (at least --min-kills);
+- SIGKILL of a node, restarted a moment later from its store (at least --min-kills); some
+  are aimed at a compaction: the nodes compact often (--compact-log-bytes, ratio 0), a
+  thread watches the stores for a compaction's `snapshot.tmp` and kills its node then (the
+  restarted node's report of an unfinished snapshot it removed confirms the hit);
 - SIGSTOP and, seconds later, SIGCONT (a frozen node);
-- a partition: some hosts moved to a second bridge, then back;
+- the XMPP server killed (SIGKILL) and, seconds later, restarted with its data;
+- a partition: some hosts moved to a second bridge (cut from the server too), then back;
 - random loss on a host's interfaces (iptables `statistic`);
-- a full disk: node 0's store lives on a small tmpfs, filled for a while, then freed.
+- a full disk: node 0's store lives on a small tmpfs, filled for a while, then freed;
+- a node's wall clock jumping, forward or back by up to a day, and later back again
+  (libfaketime; the server's certificates are made valid from 2 days ago, as a real
+  server's are: a clock that jumps back must not meet a certificate not yet valid).
 
 Then every fault is healed, the nodes must converge, stop cleanly (exit 0), and the checker
 reads every store (`canvas export --format ndjson`) and requires:
@@ -24,6 +33,7 @@ failure can be replayed (`--seed`). Run by scripts/test in a short form; alone:
 """
 
 import argparse
+import glob
 import json
 import os
 import random
@@ -39,16 +49,55 @@ import netns  # noqa: E402
 from canvasnode import Node  # noqa: E402
 
 PORT = 47777
-ROOM = "campaign"
+FAKETIME_LIBRARY = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
+HARNESS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "prosody-harness")
+FAULTS = ("kill", "stop", "xmpp_kill", "partition", "loss", "disk_full", "clock_jump")  # what starts a fault window
+USERS = ("alice", "bob", "carol", "dave", "erin", "mallory")
+
+
+class Server:
+    """The room's Prosody, in a namespace of its own on the LAN (scripts/prosody-harness)."""
+
+    def __init__(self, host, work):
+        self.host, self.dir = host, os.path.join(work, "prosody")
+        self.env = None
+        self._harness("start", CERT_BACKDATE_DAYS="2", PROSODY_C2S_INTERFACES=host.address)
+
+    def _harness(self, verb, **settings):
+        result = subprocess.run(self.host.exec_prefix() + ["env"] + [f"{k}={v}" for k, v in settings.items()]
+                                + [HARNESS, verb, self.dir], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"prosody-harness {verb} failed:\n{result.stdout}\n{result.stderr}")
+        with open(os.path.join(self.dir, "env")) as f:
+            self.env = dict(line.strip().split("=", 1) for line in f if "=" in line and not line.startswith("#"))
+
+    def kill(self):
+        os.kill(int(self.env["SERVER_PID"]), signal.SIGKILL)
+
+    def restart(self):
+        self._harness("restart")
+
+    def password_file(self, user):
+        path = os.path.join(self.dir, f"{user}.password")
+        with open(path, "w") as f:
+            f.write(f"{user}-pw\n")
+        return path
 
 
 class CampaignNode(Node):
     """A node with a store on disk, a room key, and operations traced (`--trace-strokes f`)
     so that the campaign knows what it acknowledged; its events are kept across restarts."""
 
-    def __init__(self, canvas, host, name, work, group, key_file, store):
-        super().__init__(canvas, name, ROOM, None, None, {}, store, log_dir=os.path.join(work, "logs"))
-        self.host, self.group, self.key_file = host, group, key_file
+    def __init__(self, canvas, host, name, work, lan, key_file, store, server, user, options):  # noqa: PLR0913
+        room = f"campaign@{server.env['MUC_SERVICE']}"
+        super().__init__(canvas, name, room, f"{user}@{server.env['XMPP_DOMAIN']}", server.password_file(user), server.env,
+                         store, log_dir=os.path.join(work, "logs"))
+        self.host, self.key_file, self.server, self.options = host, key_file, server, options
+        self.group, self.port = lan  # the LAN group's multicast address and port
+        self.clock_file = os.path.join(work, f"{name}.clock")  # libfaketime's offset: "+0", "-3600"…
+        with open(self.clock_file, "w") as f:
+            f.write("+0\n")
+        self.clock_offset = 0
         self.acknowledged = []  # (stroke, offset, points) of operations applied as drawn here
         self.killed = False  # the schedule killed it (its exit is expected)
         self.frozen = False
@@ -56,11 +105,35 @@ class CampaignNode(Node):
         self.current = None  # (stroke, next offset)
 
     def command(self):
-        return self.host.exec_prefix() + [
-            self.canvas, "join", "--room", ROOM, "--store", self.store, "--events-only",
-            "started,state,traced,error,lan_started,member_joined,member_left", "--log-level", "info", "--lan",
-            "--lan-interface", self.host.interface, "--lan-group", self.group, "--lan-port", str(PORT),
-            "--lan-beacon-interval", "0.25", "--lan-key-file", self.key_file, "--trace-strokes", "f"]
+        # The wall clock only (CLOCK_MONOTONIC stays true, as under an NTP step), its offset
+        # read from clock_file at most once a second. FAKETIME_SHARED is set because
+        # libfaketime otherwise adds it to the process's environment at start-up, and a Swift
+        # program whose environment moved that early finds no command-line arguments.
+        clock = ["env", f"LD_PRELOAD={FAKETIME_LIBRARY}", f"FAKETIME_TIMESTAMP_FILE={self.clock_file}",
+                 "FAKETIME_DONT_FAKE_MONOTONIC=1", "FAKETIME_CACHE_DURATION=1", "FAKETIME_SHARED=none none"]
+        return self.host.exec_prefix() + clock + [
+            self.canvas, "join", "--room", self.rooms[0], "--store", self.store, "--events-only",
+            "started,state,traced,error,lan_started,member_joined,member_left,gateway,joined", "--log-level", "info",
+            "--jid", self.jid, "--password-file", self.password_file, "--host", self.server.host.address,
+            "--port", self.server.env["XMPP_PORT"], "--ca-file", self.server.env["CA_FILE"], "--lan",
+            "--lan-interface", self.host.interface, "--lan-group", self.group, "--lan-port", str(self.port),
+            "--lan-beacon-interval", "0.25", "--lan-key-file", self.key_file, "--trace-strokes", "f",
+            "--compact-log-bytes", str(self.options.compact_log_bytes), "--compact-ratio", "0"]
+
+    def set_clock(self, offset):
+        """Sets the node's wall clock `offset` seconds from the real one (read within 1 s)."""
+        with open(self.clock_file + ".new", "w") as f:
+            f.write(f"{offset:+d}\n")
+        os.replace(self.clock_file + ".new", self.clock_file)
+        self.clock_offset = offset
+
+    def compacting(self):
+        """Whether a compaction of the node's store is under way (its snapshot.tmp exists)."""
+        rooms = os.path.join(self.store, "rooms")
+        try:
+            return any(os.path.exists(os.path.join(rooms, room, "snapshot.tmp")) for room in os.listdir(rooms))
+        except OSError:
+            return False
 
     def _read(self, process):
         for raw in process.stdout:
@@ -103,7 +176,9 @@ class Campaign:
         self.fault_log = open(os.path.join(self.work, "faults.jsonl"), "w")
         self.started = time.monotonic()
         self.lock = threading.Lock()
+        self.fault_lock = threading.Lock()  # one fault at a time acts on the nodes
         self.counts = {}
+        self.kills = 0
         self.unexpected_exits = []
 
     def log_fault(self, fault, target, **details):
@@ -115,7 +190,6 @@ class Campaign:
             self.counts[fault] = self.counts.get(fault, 0) + 1
 
     def run(self):
-        options = self.options
         print(f"fault campaign: seed {self.seed} (--seed {self.seed} to replay), work in {self.work}", flush=True)
         self.lan = netns.LAN()
         try:
@@ -128,24 +202,28 @@ class Campaign:
                     node.kill()
             if getattr(self, "disk", None):
                 subprocess.run(["umount", "-l", self.disk], check=False)
-            self.lan.close()
+            self.lan.close()  # the server too: it runs in one of the namespaces
 
     def _run(self):
         options = self.options
         hosts = self.lan.add_hosts(options.nodes)
+        self.server = Server(self.lan.add_host(), self.work)
         self.second_bridge = self.lan.add_bridge("b2")
-        group = f"239.255.{self.rng.randrange(1, 255)}.{self.rng.randrange(1, 255)}"
+        # Two LAN groups, each on a multicast group and port of its own; the server bridges them.
+        lans = [(f"239.255.{self.rng.randrange(1, 255)}.{self.rng.randrange(1, 255)}", PORT + i) for i in range(2)]
         key_file = os.path.join(self.work, "room.key")
         with open(key_file, "wb") as f:
             f.write(bytes(self.rng.randrange(256) for _ in range(32)))
         # Node 0's store on a small tmpfs, which the disk fault fills.
         self.disk = os.path.join(self.work, "disk0")
         os.makedirs(self.disk)
-        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", self.disk], check=True)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={options.disk_mb}m", "tmpfs", self.disk], check=True)
         self.nodes = []
         for index, host in enumerate(hosts):
             store = os.path.join(self.disk, "store") if index == 0 else os.path.join(self.work, f"n{index}")
-            self.nodes.append(CampaignNode(options.canvas, host, f"n{index}", self.work, group, key_file, store))
+            lan = lans[0] if index < (options.nodes + 1) // 2 else lans[1]
+            self.nodes.append(CampaignNode(options.canvas, host, f"n{index}", self.work, lan, key_file, store,
+                                           self.server, USERS[index], options))
         for node in self.nodes:
             node.start()
         deadline = time.monotonic() + 60
@@ -153,86 +231,119 @@ class Campaign:
             time.sleep(0.1)
 
         stop = threading.Event()
-        drawer = threading.Thread(target=self.draw, args=(stop,), daemon=True)
-        watcher = threading.Thread(target=self.watch, args=(stop,), daemon=True)
-        drawer.start()
-        watcher.start()
+        threads = [threading.Thread(target=work, args=(stop,), daemon=True) for work in (self.draw, self.watch, self.snipe)]
+        for thread in threads:
+            thread.start()
         active = {}  # fault windows open: key → (heal function, end time)
-        kills = 0
         end = time.monotonic() + options.seconds
-        while time.monotonic() < end or kills < options.min_kills:
+        while time.monotonic() < end or self.kills < options.min_kills:
             if time.monotonic() > end + options.seconds * 4:
                 break  # a slow machine: the checker reports the kills that were made
-            now = time.monotonic()
-            for key, (heal, until) in list(active.items()):
-                if now >= until:
-                    heal()
-                    del active[key]
-            kills += self.inject(active)
+            with self.fault_lock:
+                now = time.monotonic()
+                for key, (heal, until) in list(active.items()):
+                    if now >= until:
+                        heal()
+                        del active[key]
+                self.inject(active)
             time.sleep(self.rng.uniform(0.1, 0.4))
+        stop.set()
+        for thread in threads:
+            thread.join()
         for heal, _ in list(active.values()):
             heal()
         active.clear()
-        stop.set()
-        drawer.join()
         self.log_fault("healed", "all")
-        return self.check(kills)
+        return self.check()
+
+    def kill(self, node, **details):
+        """SIGKILL, then a restart from the store a moment later (the caller holds fault_lock)."""
+        node.killed = True
+        node.process.send_signal(signal.SIGKILL)
+        node.process.wait()
+        node._close()
+        self.log_fault("kill", node.name, **details)
+        time.sleep(self.rng.uniform(0.05, 0.5))
+        node.start()
+        node.killed = False  # only now: the watcher must not take the old process's exit for a crash
+        self.log_fault("restart", node.name)
+        self.kills += 1
 
     def inject(self, active):
         """Starts one fault chosen at random (the first is always a full disk, so that every
-        campaign has one); returns 1 for a kill."""
+        campaign has one)."""
         choice = self.rng.random() if self.counts.get("disk_full") else 1.0
         node = self.rng.choice(self.nodes)
-        if choice < 0.55:
-            if node.frozen or node.process.poll() is not None or ("stop", node.name) in active:
-                return 0
-            node.killed = True
-            node.process.send_signal(signal.SIGKILL)
-            node.process.wait()
-            node._close()
-            self.log_fault("kill", node.name)
-            time.sleep(self.rng.uniform(0.05, 0.5))
-            node.start()
-            node.killed = False  # only now: the watcher must not take the old process's exit for a crash
-            self.log_fault("restart", node.name)
-            return 1
-        if choice < 0.7 and ("stop", node.name) not in active and node.process.poll() is None:
-            node.frozen = True
-            node.process.send_signal(signal.SIGSTOP)
-            seconds = self.rng.uniform(0.5, 3)
-            self.log_fault("stop", node.name, seconds=round(seconds, 2))
+        running = node.process.poll() is None and not node.frozen
+        if choice < 0.5:
+            if running and ("stop", node.name) not in active:
+                self.kill(node)
+            return
+        if choice < 0.6:
+            if running and ("stop", node.name) not in active:
+                node.frozen = True
+                node.process.send_signal(signal.SIGSTOP)
+                seconds = self.rng.uniform(0.5, 3)
+                self.log_fault("stop", node.name, seconds=round(seconds, 2))
 
-            def resume(node=node):
-                node.process.send_signal(signal.SIGCONT)
-                node.frozen = False
-                self.log_fault("cont", node.name)
-            active[("stop", node.name)] = (resume, time.monotonic() + seconds)
-            return 0
-        if choice < 0.82 and "partition" not in active:
-            moved = self.rng.sample([n.host for n in self.nodes], k=len(self.nodes) // 2)
-            self.lan.move(moved, self.second_bridge)
-            seconds = self.rng.uniform(1, 4)
-            self.log_fault("partition", [h.namespace for h in moved], seconds=round(seconds, 2))
+                def resume(node=node):
+                    node.process.send_signal(signal.SIGCONT)
+                    node.frozen = False
+                    self.log_fault("cont", node.name)
+                active[("stop", node.name)] = (resume, time.monotonic() + seconds)
+            return
+        if choice < 0.65:
+            if "xmpp" not in active:
+                self.server.kill()
+                seconds = self.rng.uniform(0.5, 5)
+                self.log_fault("xmpp_kill", "server", seconds=round(seconds, 2))
 
-            def heal(moved=moved):
-                self.lan.move(moved, "br0")
-                self.log_fault("partition_healed", [h.namespace for h in moved])
-            active["partition"] = (heal, time.monotonic() + seconds)
-            return 0
-        if choice < 0.94 and ("loss", node.name) not in active:
-            probability = round(self.rng.uniform(0.1, 0.4), 2)
-            node.host.drop_randomly(probability)
-            seconds = self.rng.uniform(1, 4)
-            self.log_fault("loss", node.name, probability=probability, seconds=round(seconds, 2))
+                def restart():
+                    self.server.restart()
+                    self.log_fault("xmpp_restart", "server")
+                active["xmpp"] = (restart, time.monotonic() + seconds)
+            return
+        if choice < 0.75:
+            if "partition" not in active:
+                moved = self.rng.sample([n.host for n in self.nodes], k=len(self.nodes) // 2)
+                self.lan.move(moved, self.second_bridge)
+                seconds = self.rng.uniform(1, 4)
+                self.log_fault("partition", [h.namespace for h in moved], seconds=round(seconds, 2))
 
-            def heal(node=node):
-                node.host.iptables("-F", "INPUT")
-                self.log_fault("loss_healed", node.name)
-            active[("loss", node.name)] = (heal, time.monotonic() + seconds)
-            return 0
+                def heal(moved=moved):
+                    self.lan.move(moved, "br0")
+                    self.log_fault("partition_healed", [h.namespace for h in moved])
+                active["partition"] = (heal, time.monotonic() + seconds)
+            return
+        if choice < 0.85:
+            if ("loss", node.name) not in active:
+                probability = round(self.rng.uniform(0.1, 0.4), 2)
+                node.host.drop_randomly(probability)
+                seconds = self.rng.uniform(1, 4)
+                self.log_fault("loss", node.name, probability=probability, seconds=round(seconds, 2))
+
+                def heal(node=node):
+                    node.host.iptables("-F", "INPUT")
+                    self.log_fault("loss_healed", node.name)
+                active[("loss", node.name)] = (heal, time.monotonic() + seconds)
+            return
+        if choice < 0.94:
+            if ("clock", node.name) not in active:
+                # A step of up to a minute, an hour or a day, forward or back (an NTP step, a
+                # wrong manual setting), for a few seconds; then the right time again.
+                offset = int(self.rng.choice((60, 3600, 86400)) * self.rng.uniform(0.1, 1)) * self.rng.choice((1, -1))
+                node.set_clock(offset)
+                seconds = self.rng.uniform(2, 10)
+                self.log_fault("clock_jump", node.name, offset=offset, seconds=round(seconds, 2))
+
+                def heal(node=node):
+                    node.set_clock(0)
+                    self.log_fault("clock_restored", node.name)
+                active[("clock", node.name)] = (heal, time.monotonic() + seconds)
+            return
         if "disk" not in active:
             filler = os.path.join(self.disk, "filler")
-            subprocess.run(["dd", "if=/dev/zero", f"of={filler}", "bs=64k", "count=1000"], capture_output=True)
+            subprocess.run(["dd", "if=/dev/zero", f"of={filler}", "bs=1M"], capture_output=True)  # until ENOSPC
             seconds = self.rng.uniform(1, 3)
             self.log_fault("disk_full", "n0", seconds=round(seconds, 2))
 
@@ -240,7 +351,28 @@ class Campaign:
                 os.remove(filler)
                 self.log_fault("disk_freed", "n0")
             active["disk"] = (heal, time.monotonic() + seconds)
-        return 0
+
+    def snipe(self, stop):
+        """Kills nodes in the middle of a compaction: watches every store for a compaction's
+        snapshot.tmp and, for a share of them, kills the node at once."""
+        rng = random.Random(self.seed + 2)
+        seen = set()  # nodes whose current compaction was already considered
+        while not stop.is_set():
+            for node in self.nodes:
+                if not node.compacting():
+                    seen.discard(node.name)
+                    continue
+                if node.name in seen:
+                    continue
+                seen.add(node.name)
+                if rng.random() >= self.options.compaction_kill_share or not self.fault_lock.acquire(blocking=False):
+                    continue
+                try:
+                    if node.process.poll() is None and not node.frozen and not node.killed:
+                        self.kill(node, during="compaction")
+                finally:
+                    self.fault_lock.release()
+            time.sleep(0.001)
 
     def draw(self, stop):
         rng = random.Random(self.seed + 1)
@@ -266,12 +398,13 @@ class Campaign:
                     node.killed = False
             time.sleep(0.1)
 
-    def check(self, kills):
+    def check(self):
         options = self.options
         failures = []
         # Converged: equal digests, stable for 2 s.
         agreed, since = None, None
-        deadline = time.monotonic() + options.converge_timeout
+        healed = time.monotonic()
+        deadline = healed + options.converge_timeout
         while time.monotonic() < deadline:
             digests = {node.digest() for node in self.nodes}
             if len(digests) == 1 and None not in digests:
@@ -301,7 +434,7 @@ class Campaign:
         acknowledged = [(node.name, op) for node in self.nodes for op in node.acknowledged]
         stores = {}
         for node in self.nodes:
-            result = subprocess.run([options.canvas, "export", "--store", node.store, "--room", ROOM, "--format", "ndjson",
+            result = subprocess.run([options.canvas, "export", "--store", node.store, "--room", node.rooms[0], "--format", "ndjson",
                                      "--output", "-"], capture_output=True, text=True)
             if result.returncode != 0:
                 failures.append(f"canvas export of {node.name}'s store failed: {result.stderr.strip()}")
@@ -325,17 +458,43 @@ class Campaign:
                         failures.append(f"{stroke} [{offset}, +{count}] acknowledged by {author} is missing from {name}'s store")
         if len({json.dumps(sorted(points.items())) for points in stores.values()}) > 1:
             failures.append("the stores hold different rooms")
+        # Kills that hit a compaction: the restarted node removed the unfinished snapshot.tmp.
+        interrupted = 0
+        for log in glob.glob(os.path.join(self.work, "logs", "*.log")):
+            with open(log, errors="replace") as f:
+                interrupted += sum(1 for line in f if "removed an unfinished snapshot.tmp" in line)
+        store_bytes = max(sum(os.path.getsize(os.path.join(folder, name)) for folder, _, names in os.walk(node.store)
+                              for name in names) for node in self.nodes)
         summary = {
             "seed": self.seed, "seconds": round(converged_after - self.started, 1), "nodes": len(self.nodes),
-            "faults": sum(v for k, v in self.counts.items() if k in ("kill", "stop", "partition", "loss", "disk_full")),
-            "by_kind": self.counts, "kills": kills, "operations_acknowledged": len(acknowledged),
+            "converged_seconds_after_healing": round(since - healed, 1) if agreed else None,
+            "faults": sum(v for k, v in self.counts.items() if k in FAULTS),
+            "by_kind": self.counts, "kills": self.kills,
+            "kills_aimed_at_compactions": sum(1 for _ in self._faults(fault="kill", during="compaction")),
+            "compactions_interrupted": interrupted, "largest_store_bytes": store_bytes,
+            "operations_acknowledged": len(acknowledged),
             "operations_checked": len(acknowledged) * len(stores), "missing": missing,
             "unexpected_exits": len(self.unexpected_exits), "fault_log": self.fault_log.name,
         }
         print("fault campaign: " + json.dumps(summary), flush=True)
-        if kills < options.min_kills:
-            failures.append(f"only {kills} kills (at least {options.min_kills} asked)")
+        if self.kills < options.min_kills:
+            failures.append(f"only {self.kills} kills (at least {options.min_kills} asked)")
         return failures
+
+    def _faults(self, **fields):
+        """The fault log's entries that have these fields."""
+        with open(self.fault_log.name) as f:
+            for line in f:
+                entry = json.loads(line)
+                if all(entry.get(k) == v for k, v in fields.items()):
+                    yield entry
+
+
+def faketime_reason():
+    """Why a node's clock cannot be made to jump here (libfaketime is installed by scripts/test)."""
+    if not os.path.exists(FAKETIME_LIBRARY):
+        return f"{FAKETIME_LIBRARY} is missing (apt-get install libfaketime)"
+    return None
 
 
 def main():
@@ -346,9 +505,18 @@ def main():
     parser.add_argument("--min-kills", type=int, default=100)
     parser.add_argument("--converge-timeout", type=float, default=120)
     parser.add_argument("--seed", type=int)
+    parser.add_argument("--compact-log-bytes", type=int, default=65536,
+                        help="the nodes compact when their log passes this (ratio 0): often, so that kills meet compactions")
+    parser.add_argument("--compaction-kill-share", type=float, default=0.5,
+                        help="the share of compactions seen under way whose node is killed then")
+    parser.add_argument("--disk-mb", type=int, help="node 0's tmpfs (default: 16 MiB, and 4 MiB more a minute)")
     options = parser.parse_args()
+    if not 2 <= options.nodes <= len(USERS):
+        parser.error(f"--nodes must be 2 to {len(USERS)} (one XMPP account each)")
+    if options.disk_mb is None:
+        options.disk_mb = 16 + int(4 * options.seconds / 60)
     options.canvas = os.path.abspath(options.canvas)
-    reason = netns.unavailable_reason() or netns.iptables_reason()
+    reason = netns.unavailable_reason() or netns.iptables_reason() or faketime_reason()
     if reason:
         print(f"fault campaign skipped: {reason}")
         return 0
