@@ -46,7 +46,8 @@ final class RoomReplica {
     /// Whether anyone wants the events of a name (those costly to build are built only then).
     private let wants: (String) -> Bool
     private var transports: [TransportID: any RoomTransport] = [:]
-    private var timerDeadline: Duration?
+    /// When the session asked to be called with `.timer` (nil: it asked for nothing).
+    private(set) var timerDeadline: Duration?
     /// The digest root last reported in a `state` event.
     private var reportedRoot: String?
     /// Whether the document changed since the last SVG export.
@@ -54,6 +55,8 @@ final class RoomReplica {
     /// Local operations the replica holds and its store refused (a full disk): written at
     /// the next tick that can, so that the store catches up with the replica.
     private var unpersisted: [Operation] = []
+    /// Whether the store is being written: what to log of an outage (StoreHealth).
+    private var storeHealth = StoreHealth()
     /// The room's metrics, when the node reports them.
     var metrics: RoomMetrics?
     /// The identifier prefix of traced strokes (`NodeConfiguration.traceStrokePrefix`).
@@ -115,17 +118,49 @@ final class RoomReplica {
             timerDeadline = nil
             handle(.timer)
         }
+        let owed = !unpersisted.isEmpty || (stored?.store.waitingOperations ?? 0) > 0
         do {
             if !unpersisted.isEmpty {
                 try stored?.persistRemote(unpersisted, of: session.replica, now: clock.now)
                 unpersisted = []
             }
             try stored?.flushIfDue(now: clock.now, of: session.replica)
+            if owed { storeWritten() }
         } catch {
             metrics?.error("store_flush")
-            logger.error("cannot write the room's store", metadata: ["room": "\(name)", "error": "\(error)"])
+            storeRefused("cannot write the room's store", error, level: .error)
         }
         reportStateIfChanged()
+    }
+
+    /// Logs a refused store write: the first of an outage at `level`, then a reminder at
+    /// most every `StoreHealth.reminderInterval` (a full disk refuses every write).
+    private func storeRefused(_ what: String, _ error: any Error, level: Logger.Level) {
+        switch storeHealth.failed(at: clock.now) {
+        case .outageStarted?:
+            logger.log(
+                level: level, "\(what); further refusals are counted and reported every \(StoreHealth.reminderInterval)",
+                metadata: ["room": "\(name)", "error": "\(error)"])
+        case .stillFailing(let failures, let since)?:
+            logger.error(
+                "the room's store still cannot be written",
+                metadata: [
+                    "room": "\(name)", "refused_writes": "\(failures)", "for": "\(clock.now - since)",
+                    "local_operations_waiting": "\(unpersisted.count)", "error": "\(error)",
+                ])
+        case .recovered?, nil:
+            break
+        }
+    }
+
+    /// After a write that succeeded: the end of an outage once nothing is owed to the store.
+    private func storeWritten() {
+        guard storeHealth.isFailing, unpersisted.isEmpty, (stored?.store.waitingOperations ?? 0) == 0 else { return }
+        if case .recovered(let lasted, let failures)? = storeHealth.caughtUp(at: clock.now) {
+            logger.notice(
+                "the room's store is written again; what waited is stored",
+                metadata: ["room": "\(name)", "outage": "\(lasted)", "refused_writes": "\(failures)"])
+        }
     }
 
     /// Emits a `state` event when the digest root changed since the last one.
@@ -156,9 +191,15 @@ final class RoomReplica {
     }
 
     /// Performs the session's actions in order; returns the local operations persisted,
-    /// or the error that stopped them (nothing after a failed `.persistLocal` is done).
+    /// or the error that refused them. After a refused `.persistLocal` nothing is sent and the
+    /// refused operations are not reported applied (they are not durable: not acknowledged);
+    /// every other action is still performed. Stopping at the refusal, as this once did, also
+    /// dropped the session's timer request: a node whose store refused a local write at the
+    /// wrong moment never fired its timer again and stopped announcing, so the operations
+    /// only it held never reached its peers (found by the fault campaign, docs/testing.md).
     private func perform(_ actions: [SessionAction]) -> Result<[Operation], any Error> {
         var local: [Operation] = []
+        var refusal: (any Error)?
         var accepted: [(SendID, TransportID)] = []
         var sent = false
         defer {
@@ -170,44 +211,53 @@ final class RoomReplica {
         for action in actions {
             switch action {
             case .persistLocal(let operations):
+                guard refusal == nil else {
+                    unpersisted += operations
+                    continue
+                }
                 do {
                     let start = MonotonicTime.nanoseconds()
                     try stored?.persistLocal(operations, of: session.replica)
                     metrics?.storedLocal(
                         operations: operations.count, nanoseconds: Int64(truncatingIfNeeded: MonotonicTime.nanoseconds() &- start))
                     local += operations
+                    storeWritten()
                 } catch {
                     unpersisted += operations
                     metrics?.error("store_local")
                     // Nothing unpersisted may be sent: stop here (DESIGN.md §5).
-                    logger.critical(
-                        "cannot make local operations durable; they are not sent",
-                        metadata: ["room": "\(name)", "error": "\(error)"])
+                    storeRefused(
+                        "cannot make local operations durable: they are not sent now; the replica keeps them, "
+                            + "and they are stored (then reach peers) when the store can be written again", error, level: .critical)
                     emit(.error(room: name, message: "cannot store local operations: \(error)"))
-                    return .failure(NodeError(.storage, "cannot store local operations of room \(name): \(error)"))
+                    refusal = error
                 }
             case .persistRemote(let operations):
                 do {
                     try stored?.persistRemote(operations, of: session.replica, now: clock.now)
                     metrics?.storedRemote(operations: operations.count)
+                    storeWritten()
                 } catch {
                     metrics?.error("store_remote")
-                    logger.error(
-                        "cannot store operations from peers (peers will repair them)",
-                        metadata: ["room": "\(name)", "error": "\(error)"])
+                    storeRefused("cannot store operations from peers (peers will repair them)", error, level: .error)
                 }
             case .send(let bytes, let kind, let destination, let transport, let id):
+                // Nothing unpersisted is sent (DESIGN.md §5): once written, the refused
+                // operations reach peers by anti-entropy, and with the next `.transportUp`.
+                guard refusal == nil else { continue }
                 sent = true
                 metrics?.sent(bytes: bytes.count, via: transport.rawValue)
                 if transports[transport]?.send(bytes, kind: kind, to: destination, id: id) == .accepted, let id {
                     accepted.append((id, transport))
                 }
             case .event(let event):
+                if refusal != nil, case .applied = event { continue }
                 report(event)
             case .scheduleTimer(let deadline):
                 timerDeadline = deadline
             }
         }
+        if let refusal { return .failure(NodeError(.storage, "cannot store local operations of room \(name): \(refusal)")) }
         return .success(local)
     }
 

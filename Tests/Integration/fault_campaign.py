@@ -52,6 +52,8 @@ PORT = 47777
 FAKETIME_LIBRARY = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
 HARNESS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "prosody-harness")
 FAULTS = ("kill", "stop", "xmpp_kill", "partition", "loss", "disk_full", "clock_jump")  # what starts a fault window
+STORE_OUTAGE = "further refusals are counted"  # what a node logs when its store starts refusing writes
+STORE_RECOVERED = "the room's store is written again"
 USERS = ("alice", "bob", "carol", "dave", "erin", "mallory")
 
 
@@ -98,6 +100,8 @@ class CampaignNode(Node):
         with open(self.clock_file, "w") as f:
             f.write("+0\n")
         self.clock_offset = 0
+        # The store's room folder: the room's name with '@' percent-encoded (docs/store.md).
+        self.compaction_file = os.path.join(store, "rooms", room.replace("@", "%40"), "snapshot.tmp")
         self.acknowledged = []  # (stroke, offset, points) of operations applied as drawn here
         self.killed = False  # the schedule killed it (its exit is expected)
         self.frozen = False
@@ -129,11 +133,7 @@ class CampaignNode(Node):
 
     def compacting(self):
         """Whether a compaction of the node's store is under way (its snapshot.tmp exists)."""
-        rooms = os.path.join(self.store, "rooms")
-        try:
-            return any(os.path.exists(os.path.join(rooms, room, "snapshot.tmp")) for room in os.listdir(rooms))
-        except OSError:
-            return False
+        return os.path.exists(self.compaction_file)
 
     def _read(self, process):
         for raw in process.stdout:
@@ -459,10 +459,20 @@ class Campaign:
         if len({json.dumps(sorted(points.items())) for points in stores.values()}) > 1:
             failures.append("the stores hold different rooms")
         # Kills that hit a compaction: the restarted node removed the unfinished snapshot.tmp.
-        interrupted = 0
+        # A full disk is said once an outage, and its end too.
+        interrupted, outages, recoveries = 0, 0, 0
         for log in glob.glob(os.path.join(self.work, "logs", "*.log")):
             with open(log, errors="replace") as f:
-                interrupted += sum(1 for line in f if "removed an unfinished snapshot.tmp" in line)
+                for line in f:
+                    interrupted += "removed an unfinished snapshot.tmp" in line
+                    outages += STORE_OUTAGE in line
+                    recoveries += STORE_RECOVERED in line
+        # The last process of node 0 ran until the end, after the disk was freed: an outage it
+        # saw must have ended.
+        with open(self.nodes[0].log_path, errors="replace") as f:
+            said = [line for line in f if STORE_OUTAGE in line or STORE_RECOVERED in line]
+        if said and STORE_OUTAGE in said[-1]:
+            failures.append(f"n0's store outage never ended although the disk was freed: {said[-1].strip()}")
         store_bytes = max(sum(os.path.getsize(os.path.join(folder, name)) for folder, _, names in os.walk(node.store)
                               for name in names) for node in self.nodes)
         summary = {
@@ -471,7 +481,8 @@ class Campaign:
             "faults": sum(v for k, v in self.counts.items() if k in FAULTS),
             "by_kind": self.counts, "kills": self.kills,
             "kills_aimed_at_compactions": sum(1 for _ in self._faults(fault="kill", during="compaction")),
-            "compactions_interrupted": interrupted, "largest_store_bytes": store_bytes,
+            "compactions_interrupted": interrupted, "store_outages": outages, "store_recoveries": recoveries,
+            "largest_store_bytes": store_bytes,
             "operations_acknowledged": len(acknowledged),
             "operations_checked": len(acknowledged) * len(stores), "missing": missing,
             "unexpected_exits": len(self.unexpected_exits), "fault_log": self.fault_log.name,
@@ -505,9 +516,9 @@ def main():
     parser.add_argument("--min-kills", type=int, default=100)
     parser.add_argument("--converge-timeout", type=float, default=120)
     parser.add_argument("--seed", type=int)
-    parser.add_argument("--compact-log-bytes", type=int, default=65536,
+    parser.add_argument("--compact-log-bytes", type=int, default=32768,
                         help="the nodes compact when their log passes this (ratio 0): often, so that kills meet compactions")
-    parser.add_argument("--compaction-kill-share", type=float, default=0.5,
+    parser.add_argument("--compaction-kill-share", type=float, default=1.0,
                         help="the share of compactions seen under way whose node is killed then")
     parser.add_argument("--disk-mb", type=int, help="node 0's tmpfs (default: 16 MiB, and 4 MiB more a minute)")
     options = parser.parse_args()
@@ -520,6 +531,8 @@ def main():
     if reason:
         print(f"fault campaign skipped: {reason}")
         return 0
+    # SIGTERM (a CI timeout) ends the run through its cleanup: namespaces, the tmpfs, the processes.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     failures = Campaign(options).run()
     for failure in failures:
         print(f"FAIL: {failure}", flush=True)
