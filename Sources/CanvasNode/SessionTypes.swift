@@ -89,8 +89,10 @@ public enum Carriage: Sendable, Hashable {
     case body
 }
 
-/// What the driver of a session must do, in order. A failed `.persistLocal` must stop the
-/// driver from performing the actions after it (nothing unpersisted is sent).
+/// What the driver of a session must do, in order. After a failed `.persistLocal` the driver
+/// performs none of the sends that follow (nothing unpersisted is sent) and does not report
+/// the refused operations applied, but performs every other action: a session that asked
+/// for its timer relies on getting it (`scheduleTimer` is asked once, when it changes).
 public enum SessionAction: Sendable {
     /// Send one message of `kind`. `id` is set when the message carries local operations:
     /// report `.accepted(id, via:)` once the transport has taken responsibility for it.

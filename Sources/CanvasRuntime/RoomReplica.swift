@@ -225,7 +225,7 @@ final class RoomReplica {
                 } catch {
                     unpersisted += operations
                     metrics?.error("store_local")
-                    // Nothing unpersisted may be sent: stop here (DESIGN.md §5).
+                    // Nothing unpersisted may be sent (DESIGN.md §5): the sends that follow are skipped.
                     storeRefused(
                         "cannot make local operations durable: they are not sent now; the replica keeps them, "
                             + "and they are stored (then reach peers) when the store can be written again", error, level: .critical)
