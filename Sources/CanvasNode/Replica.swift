@@ -26,8 +26,9 @@ public struct Replica: Sendable {
     public private(set) var bucketStrokes = [[StrokeID]](repeating: [], count: Digest.bucketCount)
     /// The segments of the document's strokes, from the first erase on.
     private var eraserIndex: SpatialIndex?
-    /// The highest `N` of the `AUTHOR_N` identifiers seen so far.
-    private var strokeCounter = 0
+    /// The highest `N` of the `AUTHOR_N` identifiers seen so far (or reserved: the next
+    /// stroke drawn here is named past it).
+    public private(set) var strokeCounter = 0
     /// `AUTHOR_`, the prefix that the counter reads.
     private let prefix: [UInt8]
     /// What undo takes back, the latest last, and what redo does again.
@@ -148,6 +149,12 @@ public struct Replica: Sendable {
             let id = StrokeID(author + "_" + String(counter))
             if id != taken, document[id] == nil { return id }
         }
+    }
+
+    /// Names the strokes drawn from now on past `AUTHOR_number`: numbers a node may have
+    /// used before a restart (`StrokeNumberReservation`) are never used again.
+    public mutating func moveStrokeCounter(past number: Int) {
+        strokeCounter = max(strokeCounter, number)
     }
 
     /// Moves the counter past `AUTHOR_N` identifiers, however they arrived.

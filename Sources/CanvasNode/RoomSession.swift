@@ -47,6 +47,14 @@ public struct RoomSession: Sendable {
     /// The replica's document.
     public var document: Document { replica.document }
 
+    /// See `Replica.strokeCounter`.
+    public var strokeCounter: Int { replica.strokeCounter }
+
+    /// See `Replica.moveStrokeCounter(past:)`.
+    public mutating func moveStrokeCounter(past number: Int) {
+        replica.moveStrokeCounter(past: number)
+    }
+
     /// The node id.
     public var nodeID: String { configuration.nodeID }
 

@@ -57,6 +57,8 @@ final class RoomReplica {
     private var unpersisted: [Operation] = []
     /// Whether the store is being written: what to log of an outage (StoreHealth).
     private var storeHealth = StoreHealth()
+    /// The stroke numbers local actions may use before the next durable reservation.
+    private var strokeNumbers = StrokeNumberReservation()
     /// The room's metrics, when the node reports them.
     var metrics: RoomMetrics?
     /// The identifier prefix of traced strokes (`NodeConfiguration.traceStrokePrefix`).
@@ -78,6 +80,22 @@ final class RoomReplica {
         self.emit = emit
         var seed = SystemRandomNumberGenerator()
         session = RoomSession(configuration: SessionConfiguration(nodeID: nodeID, seed: seed.next()), restoring: operations)
+        if let store {
+            do {
+                if let text = try store.note(named: StrokeNumberReservation.noteName) {
+                    if let reservation = StrokeNumberReservation(note: text) {
+                        strokeNumbers = reservation
+                    } else {
+                        logger.error(
+                            "the stroke numbers note is not a number; strokes are named after those the store holds",
+                            metadata: ["room": "\(name)", "note": "\(text.prefix(40))"])
+                    }
+                }
+            } catch {
+                logger.error("cannot read the stroke numbers note", metadata: ["room": "\(name)", "error": "\(error)"])
+            }
+            session.moveStrokeCounter(past: strokeNumbers.reservedThrough)
+        }
     }
 
     /// The room's store, if it has one.
@@ -109,7 +127,20 @@ final class RoomReplica {
     /// A local edit: applied, made durable, then sent. Returns the novel operations, or
     /// the error that kept them from being stored (then nothing was sent).
     func local(_ input: SessionInput) -> Result<[Operation], any Error> {
-        perform(session.handle(input, at: clock.now))
+        if case .action = input, let store, let renewal = strokeNumbers.renewal(counter: session.strokeCounter) {
+            do {
+                try store.setNote(named: StrokeNumberReservation.noteName, to: StrokeNumberReservation.text(renewal))
+                strokeNumbers.reservedThrough = renewal
+            } catch {
+                // Nothing is applied: a stroke named past what is durable could take the
+                // name of one a crash made this node forget.
+                metrics?.error("store_local")
+                storeRefused("cannot reserve stroke names: the action is refused", error, level: .critical)
+                emit(.error(room: name, message: "cannot store local operations: \(error)"))
+                return .failure(NodeError(.storage, "cannot store local operations of room \(name): \(error)"))
+            }
+        }
+        return perform(session.handle(input, at: clock.now))
     }
 
     /// Fires the session's timer when due and writes the store's waiting batch.

@@ -23,3 +23,18 @@ import Testing
         #expect(health.caughtUp(at: .seconds(81)) == .recovered(lasted: .seconds(1), failures: 1))
     }
 }
+
+@Suite("Stroke number reservation") struct StrokeNumberReservationTests {
+    @Test func aBlockIsReservedBeforeItsNumbersAreUsed() {
+        var reservation = StrokeNumberReservation()
+        #expect(reservation.renewal(counter: 0) == StrokeNumberReservation.block, "nothing is reserved at first")
+        reservation.reservedThrough = 1000
+        #expect(reservation.renewal(counter: 1) == nil)
+        #expect(reservation.renewal(counter: 1000 - StrokeNumberReservation.perAction) == nil)
+        #expect(reservation.renewal(counter: 1000 - StrokeNumberReservation.perAction + 1) == 1000 - StrokeNumberReservation.perAction + 1 + 1000)
+        #expect(StrokeNumberReservation(note: " 2000\n")?.reservedThrough == 2000)
+        #expect(StrokeNumberReservation(note: "-3") == nil)
+        #expect(StrokeNumberReservation(note: "many") == nil)
+        #expect(StrokeNumberReservation(note: StrokeNumberReservation.text(42))?.reservedThrough == 42)
+    }
+}
