@@ -110,11 +110,12 @@ class CampaignNode(Node):
 
     def command(self):
         # The wall clock only (CLOCK_MONOTONIC stays true, as under an NTP step), its offset
-        # read from clock_file at most once a second. FAKETIME_SHARED is set because
-        # libfaketime otherwise adds it to the process's environment at start-up, and a Swift
-        # program whose environment moved that early finds no command-line arguments.
+        # read from clock_file at most once a second. libfaketime adds FAKETIME_SHARED (its
+        # shared memory) to a process's environment at start-up unless it is there, and a
+        # Swift program whose environment moved that early finds no command-line arguments:
+        # a shell started under libfaketime gets it, and execs the node (same PID) with it.
         clock = ["env", f"LD_PRELOAD={FAKETIME_LIBRARY}", f"FAKETIME_TIMESTAMP_FILE={self.clock_file}",
-                 "FAKETIME_DONT_FAKE_MONOTONIC=1", "FAKETIME_CACHE_DURATION=1", "FAKETIME_SHARED=none none"]
+                 "FAKETIME_DONT_FAKE_MONOTONIC=1", "FAKETIME_CACHE_DURATION=1", "sh", "-c", 'exec "$0" "$@"']
         return self.host.exec_prefix() + clock + [
             self.canvas, "join", "--room", self.rooms[0], "--store", self.store, "--events-only",
             "started,state,traced,error,lan_started,member_joined,member_left,gateway,joined", "--log-level", "info",
@@ -175,6 +176,7 @@ class Campaign:
         self.work = tempfile.mkdtemp(prefix="canvas-campaign-")
         self.fault_log = open(os.path.join(self.work, "faults.jsonl"), "w")
         self.started = time.monotonic()
+        self.wall_started = time.time() - 1
         self.lock = threading.Lock()
         self.fault_lock = threading.Lock()  # one fault at a time acts on the nodes
         self.counts = {}
@@ -202,6 +204,13 @@ class Campaign:
                     node.kill()
             if getattr(self, "disk", None):
                 subprocess.run(["umount", "-l", self.disk], check=False)
+            # libfaketime's shared memory, one pair per node started (never removed by it).
+            for leftover in glob.glob("/dev/shm/faketime_shm_*") + glob.glob("/dev/shm/sem.faketime_sem_*"):
+                try:
+                    if os.path.getmtime(leftover) >= self.wall_started:
+                        os.remove(leftover)
+                except OSError:
+                    pass
             self.lan.close()  # the server too: it runs in one of the namespaces
 
     def _run(self):
