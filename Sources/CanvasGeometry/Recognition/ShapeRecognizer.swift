@@ -172,8 +172,8 @@ public enum ShapeRecognizer {
         let wholeSize = StrokeResampling.diameter(of: whole)
         // Hooks are trimmed for every shape but the arrow, whose last barb is a sharp turn
         // near the end.
-        let stroke = StrokeResampling.resampled(
-            StrokeResampling.trimmingHooks(whole, within: hookLength, sharperThan: sharpTurn), count: sampleCount)
+        let cuts = StrokeResampling.hookCuts(whole, within: hookLength, sharperThan: sharpTurn)
+        let stroke = StrokeResampling.resampled(Array(whole[cuts.first...cuts.last]), count: sampleCount)
         let size = StrokeResampling.diameter(of: stroke)
         guard size > 0, size.isFinite else {
             note(.line, "the stroke has no extent")
@@ -240,22 +240,46 @@ public enum ShapeRecognizer {
         } else {
             note(.ellipse, "the best conic through the stroke is not an ellipse")
         }
-        let arrows = ArrowFit.candidates(
-            whole, hookLength: hookLength, sharpTurn: sharpTurn, maximumBow: distanceTolerance * wholeSize)
+        func arrowCandidates(_ arrows: [ArrowFit], of points: [Point], size: Double) -> [Candidate] {
+            arrows.map { arrow in
+                Candidate(
+                    shape: RecognizedShape(kind: .arrow, points: arrow.symmetricPolyline),
+                    match: Candidate.match(
+                        points, size: size, with: .arrow, sides: arrow.drawnSides, decidingOnly: decidingOnly),
+                    size: size)
+            }
+        }
+        var arrows = arrowCandidates(
+            ArrowFit.candidates(
+                whole, hookLength: hookLength, sharpTurn: sharpTurn, maximumBow: distanceTolerance * wholeSize),
+            of: whole, size: wholeSize)
+        // When no reading of the whole stroke passes, two more: the tip at the head's
+        // forwardmost point (a "<" drawn after the shaft, which the shaft meets short of its
+        // point), and the head's end without the hook the pen makes as it lifts after the
+        // last barb (the hook at the tail's end is part of the shaft, compared with itself).
+        if !arrows.contains(where: \.isAccepted) {
+            var readings = [(points: whole, headLast: true, headFirst: true, forwardmostTip: true)]
+            for (headLast, trimmed) in [(true, whole[...cuts.last]), (false, whole[cuts.first...])]
+            where trimmed.count < whole.count {
+                readings += [false, true].map { (Array(trimmed), headLast, !headLast, $0) }
+            }
+            for reading in readings {
+                let size = reading.points.count == whole.count ? wholeSize : StrokeResampling.diameter(of: reading.points)
+                arrows += arrowCandidates(
+                    ArrowFit.candidates(
+                        reading.points, hookLength: hookLength, sharpTurn: sharpTurn,
+                        maximumBow: distanceTolerance * wholeSize, headLast: reading.headLast,
+                        headFirst: reading.headFirst, forwardmostTip: reading.forwardmostTip),
+                    of: reading.points, size: size)
+            }
+        }
         if arrows.isEmpty {
             note(
                 .arrow,
                 "no arrow reading: no tip (a turn sharper than 60° past the first tenth), a bowed shaft, or "
                     + "barbs that do not point back along the shaft from both sides")
         }
-        for arrow in arrows {
-            let match = Candidate.match(
-                whole, size: wholeSize, with: .arrow, sides: arrow.drawnSides, decidingOnly: decidingOnly)
-            result.append(
-                Candidate(
-                    shape: RecognizedShape(kind: .arrow, points: arrow.symmetricPolyline), match: match,
-                    size: wholeSize))
-        }
+        result += arrows
         return result
     }
 
