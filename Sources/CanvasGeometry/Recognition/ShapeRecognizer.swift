@@ -280,6 +280,27 @@ public enum ShapeRecognizer {
                     + "barbs that do not point back along the shaft from both sides")
         }
         result += arrows
+        // When no shape passes, the closed shapes again on the stroke's closed loop alone,
+        // without a lead-in inside it or a run-out past its closure (`closedLoop`).
+        if !result.contains(where: \.isAccepted), let loop = closedLoop(of: stroke, size: size) {
+            let loopSize = StrokeResampling.diameter(of: loop)
+            func loopCandidate(_ kind: ShapeKind, _ replacement: [Point], sides: [[Point]]? = nil) -> Candidate {
+                let sides = sides ?? Self.segments(of: replacement)
+                let match = Candidate.match(loop, size: loopSize, with: kind, sides: sides, decidingOnly: decidingOnly)
+                return Candidate(shape: RecognizedShape(kind: kind, points: replacement), match: match, size: loopSize)
+            }
+            let polygons = PolygonFit(loop)
+            if let triangle = polygons.triangle() { result.append(loopCandidate(.triangle, triangle)) }
+            if let rectangle = polygons.rectangle(skewTolerance: skewTolerance) {
+                result.append(loopCandidate(.rectangle, rectangle.rectangle, sides: segments(of: rectangle.drawn)))
+            }
+            if let ellipse = FittedEllipse(fitting: loop), ellipse.semiMajor <= loopSize,
+                corner(of: loop, beyond: ellipse) == nil
+            {
+                let outline = ellipse.outline(tolerance: ellipseFlatness, minimumSegments: ellipseMinimumSegments)
+                result.append(loopCandidate(.ellipse, outline, sides: [outline]))
+            }
+        }
         return result
     }
 
@@ -312,6 +333,45 @@ public enum ShapeRecognizer {
             if turn - expected > cornerExcess * max(1, expected / circleTurn) { return (index, turn, expected) }
         }
         return nil
+    }
+
+    /// How far into the stroke, from either end, the closed shape may begin or end.
+    static let closureReach = 0.3
+
+    /// The closed loop of a stroke (equally spaced points) that begins with a lead-in or
+    /// ends with a run-out: the stretch between the two points, one within `closureReach`
+    /// of the length from the start and the other from the end, that come closest, resampled;
+    /// nil when these are the stroke's ends, or when a point cut off lies outside the loop
+    /// (closed by the chord between them) and farther from it than `rmsTolerance`.
+    static func closedLoop(of stroke: [Point], size: Double) -> [Point]? {
+        let n = stroke.count
+        let reach = Int(closureReach * Double(n - 1))
+        guard reach >= 1, n > 2 * reach + 2 else { return nil }
+        var best = (first: 0, last: n - 1, distance: stroke[0].distance(to: stroke[n - 1]))
+        for i in 0...reach {
+            for j in (n - 1 - reach)...(n - 1) {
+                let distance = stroke[i].distance(to: stroke[j])
+                if distance < best.distance { best = (i, j, distance) }
+            }
+        }
+        guard best.first > 0 || best.last < n - 1 else { return nil }
+        let loop = Array(stroke[best.first...best.last])
+        let closed = loop + [loop[0]]
+        for point in stroke[..<best.first] + stroke[(best.last + 1)...] {
+            guard Self.contains(closed, point) || OutlineMatch.foot(of: point, on: closed).distance <= rmsTolerance * size
+            else { return nil }
+        }
+        return StrokeResampling.resampled(loop, count: sampleCount)
+    }
+
+    /// Whether the closed polygon `polygon` (first point repeated last) contains `point`
+    /// (even-odd rule).
+    static func contains(_ polygon: [Point], _ point: Point) -> Bool {
+        var inside = false
+        for (a, b) in zip(polygon, polygon.dropFirst()) where (a.y > point.y) != (b.y > point.y) {
+            if point.x < a.x + (point.y - a.y) / (b.y - a.y) * (b.x - a.x) { inside.toggle() }
+        }
+        return inside
     }
 
     /// The segments of a polyline.
