@@ -105,10 +105,13 @@ struct RecognitionEvaluationTests {
         .line: 0.99, .rectangle: 0.97, .ellipse: 0.95, .triangle: 0.95, .arrow: 0.90,
     ]
     /// What the recogniser achieves now in the worst subject, as drawn and transformed: a
-    /// floor that changes may raise and must not lower (measured 2026-11-24; the targets
-    /// above are not all met yet).
+    /// floor that changes may raise and must not lower (measured 2026-11-24, raised
+    /// 2026-11-26; the targets above are not all met yet).
     static let worstSubjectFloors: [String: [ShapeKind: Double]] = [
-        "as drawn": [.line: 1.0, .rectangle: 0.83, .ellipse: 0.90, .triangle: 0.80, .arrow: 0.73, .none: 0.96],
+        // Arrows 0.73 and ellipses 0.90 before the arrow readings of a sloppy head (a "<"
+        // drawn after the shaft, a hook after the last barb) and the closed loop of a stroke
+        // with a lead-in (issue 14).
+        "as drawn": [.line: 1.0, .rectangle: 0.83, .ellipse: 0.96, .triangle: 0.80, .arrow: 0.86, .none: 0.96],
         // 0.92 before the oriented rectangle, which took one thin, pointed oval of 1,800 for
         // a rectangle and brought long rectangles from 6-29 % to 98-100 %.
         "ellipses 1.5:1 to 6:1, any rotation": [.ellipse: 0.91],

@@ -35,9 +35,17 @@ struct ArrowFit {
     /// the shaft, pointing back along it, no longer than it. The tip is the first turn
     /// sharper than `sharpTurn` (radians) beyond `hookLength` of the stroke's length from
     /// its tail end. The caller judges which reading, if any, the stroke actually follows.
-    static func candidates(_ stroke: [Point], hookLength: Double, sharpTurn: Double, maximumBow: Double) -> [ArrowFit] {
+    /// `headLast` and `headFirst`: which ends the head is looked for at (both by default).
+    /// With `forwardmostTip`, only readings whose tip is the head's point farthest forward
+    /// along the shaft, beyond the first sharp turn: the first barb drawn out and back past
+    /// that turn before the tip, the second after it, and the shaft straight to the tip.
+    static func candidates(
+        _ stroke: [Point], hookLength: Double, sharpTurn: Double, maximumBow: Double, headLast: Bool = true,
+        headFirst: Bool = true, forwardmostTip: Bool = false
+    ) -> [ArrowFit] {
         let filter = StrokeResampling.SharpTurnFilter(angle: sharpTurn)
-        return [stroke, stroke.reversed()].flatMap { points -> [ArrowFit] in
+        let readings: [[Point]] = (headLast ? [stroke] : []) + (headFirst ? [stroke.reversed()] : [])
+        return readings.flatMap { points -> [ArrowFit] in
             let start = max(StrokeResampling.turnReach, Int(hookLength * Double(points.count - 1)))
             guard start < points.count - StrokeResampling.turnReach,
                 var tipIndex = (start..<(points.count - StrokeResampling.turnReach)).first(where: {
@@ -51,26 +59,55 @@ struct ArrowFit {
             {
                 tipIndex += 1
             }
-            let (tail, tip) = (points[0], points[tipIndex])
+            let tail = points[0]
             let shaft = Array(points[...tipIndex])
-            guard shaft.allSatisfy({ OutlineMatch.foot(of: $0, on: [tail, tip]).distance <= maximumBow }) else {
+            guard
+                shaft.allSatisfy({ OutlineMatch.foot(of: $0, on: [tail, points[tipIndex]]).distance <= maximumBow })
+            else {
                 return []
             }
             // The shaft's last quarter gives the axis the head is drawn about.
-            let toShaft = points[tipIndex - max(1, tipIndex / 4)] - tip
+            let toShaft = points[tipIndex - max(1, tipIndex / 4)] - points[tipIndex]
             guard toShaft.length > 0 else { return [] }
             let axis = toShaft / toShaft.length
+            // The head begins at the first sharp turn. The tip is that turn or, with
+            // `forwardmostTip`, the head's point farthest forward along the axis: a head drawn
+            // as a "<" that the shaft meets short of its point. The shaft must then be as
+            // straight (within `maximumBow`) from the tail to that tip.
+            let headStart = tipIndex
+            if forwardmostTip {
+                let ahead = points[headStart...].indices.min {
+                    axis.dot(points[$0] - points[headStart]) < axis.dot(points[$1] - points[headStart])
+                }!
+                guard ahead != headStart,
+                    shaft.allSatisfy({ OutlineMatch.foot(of: $0, on: [tail, points[ahead]]).distance <= maximumBow })
+                else { return [] }
+                tipIndex = ahead
+            }
+            let tip = points[tipIndex]
             // Each head point's signed distance from the axis: its sign tells the side.
-            let offsets = points[tipIndex...].map { axis.cross($0 - tip) }
+            let offsets = points[headStart...].map { axis.cross($0 - tip) }
             guard let farthestOneWay = offsets.indices.max(by: { offsets[$0] < offsets[$1] }),
                 let farthestOtherWay = offsets.indices.min(by: { offsets[$0] < offsets[$1] }),
                 offsets[farthestOneWay] > 0, offsets[farthestOtherWay] < 0
             else { return [] }
             let (first, second) = (
-                points[tipIndex + min(farthestOneWay, farthestOtherWay)],
-                points[tipIndex + max(farthestOneWay, farthestOtherWay)]
+                points[headStart + min(farthestOneWay, farthestOtherWay)],
+                points[headStart + max(farthestOneWay, farthestOtherWay)]
             )
             let shaftLength = tail.distance(to: tip)
+            if tipIndex != headStart {
+                // The forwardmost tip holds when the first barb was drawn before it and the
+                // second after, the stroke having come back from the first past the shaft's
+                // end by at least a barb's least length.
+                let (firstIndex, secondIndex) = (
+                    headStart + min(farthestOneWay, farthestOtherWay), headStart + max(farthestOneWay, farthestOtherWay)
+                )
+                guard firstIndex < tipIndex, tipIndex < secondIndex,
+                    first.distance(to: tip)
+                        >= points[headStart].distance(to: tip) + minimumBarbRatio * shaftLength
+                else { return [] }
+            }
             // Barbs no longer than the shaft, which is what makes it the shaft.
             let lengths = (minimumBarbRatio * shaftLength)...shaftLength
             guard

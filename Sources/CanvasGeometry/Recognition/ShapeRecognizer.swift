@@ -172,8 +172,8 @@ public enum ShapeRecognizer {
         let wholeSize = StrokeResampling.diameter(of: whole)
         // Hooks are trimmed for every shape but the arrow, whose last barb is a sharp turn
         // near the end.
-        let stroke = StrokeResampling.resampled(
-            StrokeResampling.trimmingHooks(whole, within: hookLength, sharperThan: sharpTurn), count: sampleCount)
+        let cuts = StrokeResampling.hookCuts(whole, within: hookLength, sharperThan: sharpTurn)
+        let stroke = StrokeResampling.resampled(Array(whole[cuts.first...cuts.last]), count: sampleCount)
         let size = StrokeResampling.diameter(of: stroke)
         guard size > 0, size.isFinite else {
             note(.line, "the stroke has no extent")
@@ -240,21 +240,66 @@ public enum ShapeRecognizer {
         } else {
             note(.ellipse, "the best conic through the stroke is not an ellipse")
         }
-        let arrows = ArrowFit.candidates(
-            whole, hookLength: hookLength, sharpTurn: sharpTurn, maximumBow: distanceTolerance * wholeSize)
+        func arrowCandidates(_ arrows: [ArrowFit], of points: [Point], size: Double) -> [Candidate] {
+            arrows.map { arrow in
+                Candidate(
+                    shape: RecognizedShape(kind: .arrow, points: arrow.symmetricPolyline),
+                    match: Candidate.match(
+                        points, size: size, with: .arrow, sides: arrow.drawnSides, decidingOnly: decidingOnly),
+                    size: size)
+            }
+        }
+        var arrows = arrowCandidates(
+            ArrowFit.candidates(
+                whole, hookLength: hookLength, sharpTurn: sharpTurn, maximumBow: distanceTolerance * wholeSize),
+            of: whole, size: wholeSize)
+        // When no reading of the whole stroke passes, two more: the tip at the head's
+        // forwardmost point (a "<" drawn after the shaft, which the shaft meets short of its
+        // point), and the head's end without the hook the pen makes as it lifts after the
+        // last barb (the hook at the tail's end is part of the shaft, compared with itself).
+        if !arrows.contains(where: \.isAccepted) {
+            var readings = [(points: whole, headLast: true, headFirst: true, forwardmostTip: true)]
+            for (headLast, trimmed) in [(true, whole[...cuts.last]), (false, whole[cuts.first...])]
+            where trimmed.count < whole.count {
+                readings += [false, true].map { (Array(trimmed), headLast, !headLast, $0) }
+            }
+            for reading in readings {
+                let size = reading.points.count == whole.count ? wholeSize : StrokeResampling.diameter(of: reading.points)
+                arrows += arrowCandidates(
+                    ArrowFit.candidates(
+                        reading.points, hookLength: hookLength, sharpTurn: sharpTurn,
+                        maximumBow: distanceTolerance * wholeSize, headLast: reading.headLast,
+                        headFirst: reading.headFirst, forwardmostTip: reading.forwardmostTip),
+                    of: reading.points, size: size)
+            }
+        }
         if arrows.isEmpty {
             note(
                 .arrow,
                 "no arrow reading: no tip (a turn sharper than 60° past the first tenth), a bowed shaft, or "
                     + "barbs that do not point back along the shaft from both sides")
         }
-        for arrow in arrows {
-            let match = Candidate.match(
-                whole, size: wholeSize, with: .arrow, sides: arrow.drawnSides, decidingOnly: decidingOnly)
-            result.append(
-                Candidate(
-                    shape: RecognizedShape(kind: .arrow, points: arrow.symmetricPolyline), match: match,
-                    size: wholeSize))
+        result += arrows
+        // When no shape passes, the closed shapes again on the stroke's closed loop alone,
+        // without a lead-in inside it or a run-out past its closure (`closedLoop`).
+        if !result.contains(where: \.isAccepted), let loop = closedLoop(of: stroke, size: size) {
+            let loopSize = StrokeResampling.diameter(of: loop)
+            func loopCandidate(_ kind: ShapeKind, _ replacement: [Point], sides: [[Point]]? = nil) -> Candidate {
+                let sides = sides ?? Self.segments(of: replacement)
+                let match = Candidate.match(loop, size: loopSize, with: kind, sides: sides, decidingOnly: decidingOnly)
+                return Candidate(shape: RecognizedShape(kind: kind, points: replacement), match: match, size: loopSize)
+            }
+            let polygons = PolygonFit(loop)
+            if let triangle = polygons.triangle() { result.append(loopCandidate(.triangle, triangle)) }
+            if let rectangle = polygons.rectangle(skewTolerance: skewTolerance) {
+                result.append(loopCandidate(.rectangle, rectangle.rectangle, sides: segments(of: rectangle.drawn)))
+            }
+            if let ellipse = FittedEllipse(fitting: loop), ellipse.semiMajor <= loopSize,
+                corner(of: loop, beyond: ellipse) == nil
+            {
+                let outline = ellipse.outline(tolerance: ellipseFlatness, minimumSegments: ellipseMinimumSegments)
+                result.append(loopCandidate(.ellipse, outline, sides: [outline]))
+            }
         }
         return result
     }
@@ -288,6 +333,45 @@ public enum ShapeRecognizer {
             if turn - expected > cornerExcess * max(1, expected / circleTurn) { return (index, turn, expected) }
         }
         return nil
+    }
+
+    /// How far into the stroke, from either end, the closed shape may begin or end.
+    static let closureReach = 0.3
+
+    /// The closed loop of a stroke (equally spaced points) that begins with a lead-in or
+    /// ends with a run-out: the stretch between the two points, one within `closureReach`
+    /// of the length from the start and the other from the end, that come closest, resampled;
+    /// nil when these are the stroke's ends, or when a point cut off lies outside the loop
+    /// (closed by the chord between them) and farther from it than `rmsTolerance`.
+    static func closedLoop(of stroke: [Point], size: Double) -> [Point]? {
+        let n = stroke.count
+        let reach = Int(closureReach * Double(n - 1))
+        guard reach >= 1, n > 2 * reach + 2 else { return nil }
+        var best = (first: 0, last: n - 1, distance: stroke[0].distance(to: stroke[n - 1]))
+        for i in 0...reach {
+            for j in (n - 1 - reach)...(n - 1) {
+                let distance = stroke[i].distance(to: stroke[j])
+                if distance < best.distance { best = (i, j, distance) }
+            }
+        }
+        guard best.first > 0 || best.last < n - 1 else { return nil }
+        let loop = Array(stroke[best.first...best.last])
+        let closed = loop + [loop[0]]
+        for point in stroke[..<best.first] + stroke[(best.last + 1)...] {
+            guard Self.contains(closed, point) || OutlineMatch.foot(of: point, on: closed).distance <= rmsTolerance * size
+            else { return nil }
+        }
+        return StrokeResampling.resampled(loop, count: sampleCount)
+    }
+
+    /// Whether the closed polygon `polygon` (first point repeated last) contains `point`
+    /// (even-odd rule).
+    static func contains(_ polygon: [Point], _ point: Point) -> Bool {
+        var inside = false
+        for (a, b) in zip(polygon, polygon.dropFirst()) where (a.y > point.y) != (b.y > point.y) {
+            if point.x < a.x + (point.y - a.y) / (b.y - a.y) * (b.x - a.x) { inside.toggle() }
+        }
+        return inside
     }
 
     /// The segments of a polyline.

@@ -46,8 +46,15 @@ enum StrokeResampling {
     /// Pens leave hooks as they land and lift, and closing a polygon often overshoots
     /// its first corner; both would otherwise count as parts of the shape.
     static func trimmingHooks(_ stroke: [Point], within fraction: Double, sharperThan angle: Double) -> [Point] {
+        let (first, last) = hookCuts(stroke, within: fraction, sharperThan: angle)
+        return Array(stroke[first...last])
+    }
+
+    /// Where `trimmingHooks` cuts the stroke (non-empty, equally spaced points): the first
+    /// and last samples it keeps.
+    static func hookCuts(_ stroke: [Point], within fraction: Double, sharperThan angle: Double) -> (first: Int, last: Int) {
         let window = Int(fraction * Double(stroke.count - 1))
-        guard window >= turnReach, stroke.count > 2 * (window + turnReach) else { return stroke }
+        guard window >= turnReach, stroke.count > 2 * (window + turnReach) else { return (0, stroke.count - 1) }
         let filter = SharpTurnFilter(angle: angle)
         func sharpest(_ range: ClosedRange<Int>) -> Int? {
             // Most ends have no turn near `angle`: then no angle need be computed.
@@ -57,7 +64,7 @@ enum StrokeResampling {
         }
         let first = sharpest(turnReach...window) ?? 0
         let last = sharpest((stroke.count - 1 - window)...(stroke.count - 1 - turnReach)) ?? stroke.count - 1
-        return Array(stroke[first...last])
+        return (first, last)
     }
 
     /// How many samples either side of a point the chords measuring its turn span, so that
