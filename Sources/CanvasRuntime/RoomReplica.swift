@@ -81,19 +81,7 @@ final class RoomReplica {
         var seed = SystemRandomNumberGenerator()
         session = RoomSession(configuration: SessionConfiguration(nodeID: nodeID, seed: seed.next()), restoring: operations)
         if let store {
-            do {
-                if let text = try store.note(named: StrokeNumberReservation.noteName) {
-                    if let reservation = StrokeNumberReservation(note: text) {
-                        strokeNumbers = reservation
-                    } else {
-                        logger.error(
-                            "the stroke numbers note is not a number; strokes are named after those the store holds",
-                            metadata: ["room": "\(name)", "note": "\(text.prefix(40))"])
-                    }
-                }
-            } catch {
-                logger.error("cannot read the stroke numbers note", metadata: ["room": "\(name)", "error": "\(error)"])
-            }
+            strokeNumbers = StrokeNumberReservation.read(from: store, room: name, logger: logger)
             session.moveStrokeCounter(past: strokeNumbers.reservedThrough)
         }
     }
@@ -134,10 +122,7 @@ final class RoomReplica {
             } catch {
                 // Nothing is applied: a stroke named past what is durable could take the
                 // name of one a crash made this node forget.
-                metrics?.error("store_local")
-                storeRefused("cannot reserve stroke names: the action is refused", error, level: .critical)
-                emit(.error(room: name, message: "cannot store local operations: \(error)"))
-                return .failure(NodeError(.storage, "cannot store local operations of room \(name): \(error)"))
+                return .failure(refuseLocal("cannot reserve stroke names: the action is refused", error))
             }
         }
         return perform(session.handle(input, at: clock.now))
@@ -164,6 +149,15 @@ final class RoomReplica {
         reportStateIfChanged()
     }
 
+    /// A local write the store refused: counted, logged (see `storeRefused`) and reported to
+    /// subscribers. Returns the error for the caller of `local`.
+    private func refuseLocal(_ what: String, _ error: any Error) -> NodeError {
+        metrics?.error("store_local")
+        storeRefused(what, error, level: .critical)
+        emit(.error(room: name, message: "cannot store local operations: \(error)"))
+        return NodeError(.storage, "cannot store local operations of room \(name): \(error)")
+    }
+
     /// Logs a refused store write: the first of an outage at `level`, then a reminder at
     /// most every `StoreHealth.reminderInterval` (a full disk refuses every write).
     private func storeRefused(_ what: String, _ error: any Error, level: Logger.Level) {
@@ -179,7 +173,7 @@ final class RoomReplica {
                     "room": "\(name)", "refused_writes": "\(failures)", "for": "\(clock.now - since)",
                     "local_operations_waiting": "\(unpersisted.count)", "error": "\(error)",
                 ])
-        case .recovered?, nil:
+        case nil:
             break
         }
     }
@@ -187,10 +181,10 @@ final class RoomReplica {
     /// After a write that succeeded: the end of an outage once nothing is owed to the store.
     private func storeWritten() {
         guard storeHealth.isFailing, unpersisted.isEmpty, (stored?.store.waitingOperations ?? 0) == 0 else { return }
-        if case .recovered(let lasted, let failures)? = storeHealth.caughtUp(at: clock.now) {
+        if let recovery = storeHealth.caughtUp(at: clock.now) {
             logger.notice(
                 "the room's store is written again; what waited is stored",
-                metadata: ["room": "\(name)", "outage": "\(lasted)", "refused_writes": "\(failures)"])
+                metadata: ["room": "\(name)", "outage": "\(recovery.lasted)", "refused_writes": "\(recovery.failures)"])
         }
     }
 
@@ -230,7 +224,7 @@ final class RoomReplica {
     /// only it held never reached its peers (found by the fault campaign, docs/testing.md).
     private func perform(_ actions: [SessionAction]) -> Result<[Operation], any Error> {
         var local: [Operation] = []
-        var refusal: (any Error)?
+        var refusal: NodeError?
         var accepted: [(SendID, TransportID)] = []
         var sent = false
         defer {
@@ -255,13 +249,10 @@ final class RoomReplica {
                     storeWritten()
                 } catch {
                     unpersisted += operations
-                    metrics?.error("store_local")
                     // Nothing unpersisted may be sent (DESIGN.md §5): the sends that follow are skipped.
-                    storeRefused(
+                    refusal = refuseLocal(
                         "cannot make local operations durable: they are not sent now; the replica keeps them, "
-                            + "and they are stored (then reach peers) when the store can be written again", error, level: .critical)
-                    emit(.error(room: name, message: "cannot store local operations: \(error)"))
-                    refusal = error
+                            + "and they are stored (then reach peers) when the store can be written again", error)
                 }
             case .persistRemote(let operations):
                 do {
@@ -288,7 +279,7 @@ final class RoomReplica {
                 timerDeadline = deadline
             }
         }
-        if let refusal { return .failure(NodeError(.storage, "cannot store local operations of room \(name): \(refusal)")) }
+        if let refusal { return .failure(refusal) }
         return .success(local)
     }
 

@@ -4,14 +4,18 @@
 /// that was dozens of lines a second, and nothing said when the store could be written again
 /// (found by the fault campaign, docs/testing.md). Pure: the caller injects the time.
 struct StoreHealth: Equatable {
-    /// What to report after a write.
-    enum Report: Equatable {
+    /// What to report after a refused write.
+    enum Failure: Equatable {
         /// The first refused write: an outage starts.
         case outageStarted
         /// Still refused: `failures` writes since the outage started at `since`.
         case stillFailing(failures: Int, since: Duration)
-        /// Everything waiting was written after an outage of `lasted` with `failures` refused writes.
-        case recovered(lasted: Duration, failures: Int)
+    }
+
+    /// An outage that ended: it lasted `lasted`, with `failures` refused writes.
+    struct Recovery: Equatable {
+        var lasted: Duration
+        var failures: Int
     }
 
     /// How often a lasting outage is reported again.
@@ -26,7 +30,7 @@ struct StoreHealth: Equatable {
     var isFailing: Bool { outageStarted != nil }
 
     /// A write was refused at `now`.
-    mutating func failed(at now: Duration) -> Report? {
+    mutating func failed(at now: Duration) -> Failure? {
         failures += 1
         guard let start = outageStarted else {
             outageStarted = now
@@ -39,10 +43,10 @@ struct StoreHealth: Equatable {
     }
 
     /// Everything the store was owed is written, at `now`.
-    mutating func caughtUp(at now: Duration) -> Report? {
+    mutating func caughtUp(at now: Duration) -> Recovery? {
         guard let start = outageStarted else { return nil }
-        let report = Report.recovered(lasted: now - start, failures: failures)
+        let recovery = Recovery(lasted: now - start, failures: failures)
         self = StoreHealth()
-        return report
+        return recovery
     }
 }

@@ -16,11 +16,11 @@ import Testing
         #expect(health.failed(at: .seconds(40)) == .stillFailing(failures: 301, since: .seconds(10)))
         #expect(health.failed(at: .seconds(45)) == nil)
         #expect(health.failed(at: .seconds(70)) == .stillFailing(failures: 303, since: .seconds(10)))
-        #expect(health.caughtUp(at: .seconds(72)) == .recovered(lasted: .seconds(62), failures: 303))
+        #expect(health.caughtUp(at: .seconds(72)) == StoreHealth.Recovery(lasted: .seconds(62), failures: 303))
         #expect(!health.isFailing)
         #expect(health.caughtUp(at: .seconds(73)) == nil, "the end of an outage is said once")
         #expect(health.failed(at: .seconds(80)) == .outageStarted, "a new outage is a new report")
-        #expect(health.caughtUp(at: .seconds(81)) == .recovered(lasted: .seconds(1), failures: 1))
+        #expect(health.caughtUp(at: .seconds(81)) == StoreHealth.Recovery(lasted: .seconds(1), failures: 1))
     }
 }
 
