@@ -7,7 +7,7 @@ multicast groups and ports), bridged through a real Prosody in a namespace of it
 the same LAN: every node has an XMPP account, and each group elects its gateway. The faults:
 
 - SIGKILL of a node, restarted a moment later from its store (at least --min-kills); some
-  are aimed at a compaction: the nodes compact often (--compact-log-bytes, ratio 0), a
+  are aimed at a compaction: the nodes compact often (--compact-log-bytes, --compact-ratio), a
   thread watches the stores for a compaction's `snapshot.tmp` and kills its node then (the
   restarted node's report of an unfinished snapshot it removed confirms the hit);
 - SIGSTOP and, seconds later, SIGCONT (a frozen node);
@@ -126,7 +126,7 @@ class CampaignNode(Node):
             "--port", self.server.env["XMPP_PORT"], "--ca-file", self.server.env["CA_FILE"], "--lan",
             "--lan-interface", self.host.interface, "--lan-group", self.group, "--lan-port", str(self.port),
             "--lan-beacon-interval", "0.25", "--lan-key-file", self.key_file, "--trace-strokes", "f",
-            "--compact-log-bytes", str(self.options.compact_log_bytes), "--compact-ratio", "0"]
+            "--compact-log-bytes", str(self.options.compact_log_bytes), "--compact-ratio", str(self.options.compact_ratio)]
 
     def set_clock(self, offset):
         """Sets the node's wall clock `offset` seconds from the real one (read within 1 s)."""
@@ -529,7 +529,13 @@ def main():
     parser.add_argument("--converge-timeout", type=float, default=120)
     parser.add_argument("--seed", type=int)
     parser.add_argument("--compact-log-bytes", type=int, default=32768,
-                        help="the nodes compact when their log passes this (ratio 0): often, so that kills meet compactions")
+                        help="the nodes compact when their log passes this and --compact-ratio times the snapshot")
+    # Not 0 (compact by size alone): a compaction rewrites the whole room on the node's loop,
+    # and after every 32 KiB of log that cost grows with the room: hour-long rooms of 9-15 MB
+    # spent most of their time compacting, and their repairs crawled (docs/testing.md).
+    parser.add_argument("--compact-ratio", type=int, default=1,
+                        help="the nodes compact when their log passes this many times the snapshot (default 1: "
+                             "often while the room is small, and never more than the room's own growth)")
     parser.add_argument("--compaction-kill-share", type=float, default=1.0,
                         help="the share of compactions seen under way whose node is killed then")
     parser.add_argument("--fault-interval", type=float, nargs=2, default=(0.1, 0.4), metavar=("MIN", "MAX"),
