@@ -100,39 +100,81 @@ struct FittedEllipse {
         return sum
     }
 
-    /// Levenberg–Marquardt on the parameters of `residuals`, with forward-difference
-    /// derivatives; a few iterations suffice from the algebraic start.
+    /// The Sampson distances as `residuals` computes them, and their derivatives by the
+    /// five parameters: row i of `rows` is (∂rᵢ/∂p₀, …, ∂rᵢ/∂p₄, −rᵢ). With u, v a point's
+    /// coordinates in the ellipse's frame, f = u²/a² + v²/b² − 1 and g = 2√(u²/a⁴ + v²/b⁴),
+    /// r = f/g and ∂r = (∂f − r ∂g)/g, where ∂g = 2 ∂h / g for h = u²/a⁴ + v²/b⁴.
+    private static func jacobian(
+        _ p: SIMD8<Double>, _ points: UnsafeBufferPointer<Point>, into rows: UnsafeMutableBufferPointer<SIMD8<Double>>
+    ) {
+        let (c, s) = (cos(p[4]), sin(p[4]))
+        // Reciprocals once, so that a point costs one division.
+        let (ia, ib) = (1 / p[2], 1 / p[3])
+        let (ia2, ib2) = (ia * ia, ib * ib)
+        let (ia4, ib4) = (ia2 * ia2, ib2 * ib2)
+        for k in points.indices {
+            let (dx, dy) = (points[k].x - p[0], points[k].y - p[1])
+            let (u, v) = (dx * c + dy * s, -dx * s + dy * c)
+            let (uu, vv) = (u * u, v * v)
+            let h = uu * ia4 + vv * ib4
+            guard h > 0 else {
+                rows[k] = SIMD8()
+                continue
+            }
+            let g = 2 * h.squareRoot()
+            let ig = 1 / g
+            let r = (uu * ia2 + vv * ib2 - 1) * ig
+            // ∂f/∂u, ∂f/∂v and ∂h/∂u, ∂h/∂v; u and v move with the centre and the angle:
+            // ∂u/∂cx = −c, ∂u/∂cy = −s, ∂u/∂θ = v; ∂v/∂cx = s, ∂v/∂cy = −c, ∂v/∂θ = −u.
+            let (fu, fv) = (2 * u * ia2, 2 * v * ib2)
+            let (hu, hv) = (2 * u * ia4, 2 * v * ib4)
+            // ∂r = (∂f − r ∂g) / g with ∂g = 2 ∂h / g.
+            let k1 = ig
+            let k2 = 2 * r * ig * ig
+            rows[k] = SIMD8(
+                k1 * (-fu * c + fv * s) - k2 * (-hu * c + hv * s),
+                k1 * (-fu * s - fv * c) - k2 * (-hu * s - hv * c),
+                k1 * (-2 * uu * ia2 * ia) - k2 * (-4 * uu * ia4 * ia),
+                k1 * (-2 * vv * ib2 * ib) - k2 * (-4 * vv * ib4 * ib),
+                k1 * (fu * v - fv * u) - k2 * (hu * v - hv * u),
+                -r, 0, 0)
+        }
+    }
+
+    /// Levenberg–Marquardt on the parameters of `residuals`, with the derivatives of
+    /// `jacobian`; a few iterations suffice from the algebraic start.
     private static func refine(_ parameters: inout SIMD8<Double>, to points: UnsafeBufferPointer<Point>) {
         let n = points.count
-        let scale = max(parameters[2], parameters[3])
-        let steps = SIMD8<Double>(scale, scale, scale, scale, 1, 0, 0, 0) * 1e-6
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * n) { buffers in
-            var (residual, shifted) = (buffers.baseAddress!, buffers.baseAddress! + n)
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: n) { buffer in
+            let candidateResiduals = buffer.baseAddress!
             // Row i: the derivatives of residual i by the five parameters, then minus the
             // residual; the products of these rows make the normal equations.
             withUnsafeTemporaryAllocation(of: SIMD8<Double>.self, capacity: n) { rows in
                 rows.initialize(repeating: SIMD8())
-                var cost = residuals(parameters, points, into: residual)
+                var cost = residuals(parameters, points, into: candidateResiduals)
                 var damping = 1e-3
+                var current = parameters
+                // The normal equations' sums at `current`, kept while a refused step only
+                // raises the damping.
+                var system = (SIMD8<Double>(), SIMD8<Double>(), SIMD8<Double>(), SIMD8<Double>(), SIMD8<Double>())
+                var systemOf: SIMD8<Double>?
                 for _ in 0..<20 {
-                    for k in 0..<5 {
-                        var moved = parameters
-                        moved[k] += steps[k]
-                        _ = residuals(moved, points, into: shifted)
-                        for i in 0..<n { rows[i][k] = (shifted[i] - residual[i]) / steps[k] }
-                    }
-                    for i in 0..<n { rows[i][5] = -residual[i] }
-                    // The damped normal equations (JᵀJ + λ diag JᵀJ) δ = −Jᵀr: row r of the
-                    // augmented system is the sum over the points of Jᵢᵣ × (Jᵢ, −rᵢ), each
-                    // entry summed in the points' order.
-                    // (Five local sums, so that they stay in registers.)
-                    var system = (SIMD8<Double>(), SIMD8<Double>(), SIMD8<Double>(), SIMD8<Double>(), SIMD8<Double>())
-                    for row in rows {
-                        system.0 += row[0] * row
-                        system.1 += row[1] * row
-                        system.2 += row[2] * row
-                        system.3 += row[3] * row
-                        system.4 += row[4] * row
+                    if systemOf != current {
+                        jacobian(current, points, into: rows)
+                        // The damped normal equations (JᵀJ + λ diag JᵀJ) δ = −Jᵀr: row r of
+                        // the augmented system is the sum over the points of Jᵢᵣ × (Jᵢ, −rᵢ),
+                        // each entry summed in the points' order (five local sums, so that
+                        // they stay in registers).
+                        var sums = (SIMD8<Double>(), SIMD8<Double>(), SIMD8<Double>(), SIMD8<Double>(), SIMD8<Double>())
+                        for row in rows {
+                            sums.0 += row[0] * row
+                            sums.1 += row[1] * row
+                            sums.2 += row[2] * row
+                            sums.3 += row[3] * row
+                            sums.4 += row[4] * row
+                        }
+                        system = sums
+                        systemOf = current
                     }
                     let step = withUnsafeTemporaryAllocation(of: Double.self, capacity: 5 * 6) { augmented in
                         func write(_ sums: SIMD8<Double>, row r: Int) {
@@ -146,25 +188,25 @@ struct FittedEllipse {
                         write(system.4, row: 4)
                         return solve(augmented.baseAddress!)
                     }
-                    guard let step else { return }
-                    var candidate = parameters
+                    guard let step else { break }
+                    var candidate = current
                     for k in 0..<5 { candidate[k] += step[k] }
                     guard candidate[2] > 0, candidate[3] > 0 else {
                         damping *= 10
                         continue
                     }
-                    let candidateCost = residuals(candidate, points, into: shifted)
+                    let candidateCost = residuals(candidate, points, into: candidateResiduals)
                     if candidateCost < cost {
                         let improvement = cost - candidateCost
-                        (parameters, cost) = (candidate, candidateCost)
-                        swap(&residual, &shifted)
+                        (current, cost) = (candidate, candidateCost)
                         damping /= 10
-                        if improvement < 1e-9 * cost { return }
+                        if improvement < 1e-9 * cost { break }
                     } else {
                         damping *= 10
-                        if damping > 1e8 { return }
+                        if damping > 1e8 { break }
                     }
                 }
+                parameters = current
             }
         }
     }
