@@ -84,10 +84,38 @@ struct PointMoments {
         Self.squaredResidual(sums[range.lowerBound], sums[range.upperBound], count: range.count)
     }
 
-    /// Calls `body` with the running sums (element i: over points 0..<i), for loops that
-    /// take many residuals (`squaredResidual(_:_:count:)` of two elements).
-    func withSums<Result>(_ body: (UnsafeBufferPointer<Sums>) -> Result) -> Result {
-        sums.withUnsafeBufferPointer(body)
+    /// The running sums by moment (element i of each: over points 0..<i), so that four
+    /// consecutive ones load at once.
+    struct Columns {
+        var x, y, xx, xy, yy: UnsafePointer<Double>
+
+        /// The sums over points 0..<i.
+        @inline(__always)
+        subscript(i: Int) -> Sums { Sums(x: x[i], y: y[i], xx: xx[i], xy: xy[i], yy: yy[i]) }
+
+        @inline(__always)
+        func four(_ column: UnsafePointer<Double>, from i: Int) -> SIMD4<Double> {
+            UnsafeRawPointer(column + i).loadUnaligned(as: SIMD4<Double>.self)
+        }
+    }
+
+    /// Calls `body` with the running sums as `Columns`, for loops that take many residuals
+    /// (`squaredResidual(_:_:count:)` and `squaredResiduals(_:_:from:counts:)`).
+    func withColumns<Result>(_ body: (Columns) -> Result) -> Result {
+        let count = sums.count
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: 5 * count) { buffer in
+            let base = buffer.baseAddress!
+            for (i, sum) in sums.enumerated() {
+                base[i] = sum.x
+                base[count + i] = sum.y
+                base[2 * count + i] = sum.xx
+                base[3 * count + i] = sum.xy
+                base[4 * count + i] = sum.yy
+            }
+            return body(
+                Columns(
+                    x: base, y: base + count, xx: base + 2 * count, xy: base + 3 * count, yy: base + 4 * count))
+        }
     }
 
     /// The squared residual of the `count` points whose running sums are `start` (before
@@ -99,17 +127,16 @@ struct PointMoments {
         return max(0, (scatter.xx + scatter.yy) / 2 - (half * half + scatter.xy * scatter.xy).squareRoot())
     }
 
-    /// `squaredResidual(start, ends[k], count: counts[k])` for k in 0..<4, computed
-    /// together (the same operations, lane by lane).
+    /// `squaredResidual(start, columns[end + k], count: counts[k])` for k in 0..<4,
+    /// computed together (the same operations, lane by lane).
     @inline(__always)
-    static func squaredResiduals(_ start: Sums, _ ends: UnsafePointer<Sums>, counts: SIMD4<Double>) -> SIMD4<Double> {
-        let (a, b, c, d) = (ends[0], ends[1], ends[2], ends[3])
+    static func squaredResiduals(_ start: Sums, _ columns: Columns, from end: Int, counts: SIMD4<Double>) -> SIMD4<Double> {
         let n = counts
-        let sx = SIMD4(a.x, b.x, c.x, d.x) - start.x
-        let sy = SIMD4(a.y, b.y, c.y, d.y) - start.y
-        let xx = SIMD4(a.xx, b.xx, c.xx, d.xx) - start.xx - sx * sx / n
-        let xy = SIMD4(a.xy, b.xy, c.xy, d.xy) - start.xy - sx * sy / n
-        let yy = SIMD4(a.yy, b.yy, c.yy, d.yy) - start.yy - sy * sy / n
+        let sx = columns.four(columns.x, from: end) - start.x
+        let sy = columns.four(columns.y, from: end) - start.y
+        let xx = columns.four(columns.xx, from: end) - start.xx - sx * sx / n
+        let xy = columns.four(columns.xy, from: end) - start.xy - sx * sy / n
+        let yy = columns.four(columns.yy, from: end) - start.yy - sy * sy / n
         let half = (xx - yy) / 2
         let residuals = (xx + yy) / 2 - (half * half + xy * xy).squareRoot()
         // max(0, residual), lane by lane: the residual unless it is not at least 0.

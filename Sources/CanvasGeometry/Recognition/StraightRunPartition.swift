@@ -29,13 +29,14 @@ struct StraightRunPartition {
             costs.initialize(repeating: 0)
             initialized = count * rowLength
             guard longest >= minimum else { return }
-            moments.withSums { sums in
+            moments.withColumns { sums in
                 for start in 0..<count {
+                    let first = sums[start]
                     // Four lengths at a time, then the rest one by one.
                     var length = minimum
                     while length + 3 <= longest {
                         let residuals = PointMoments.squaredResiduals(
-                            sums[start], sums.baseAddress! + start + length,
+                            first, sums, from: start + length,
                             counts: SIMD4(Double(length), Double(length + 1), Double(length + 2), Double(length + 3)))
                         UnsafeMutableRawPointer(costs.baseAddress! + start * rowLength + length).storeBytes(
                             of: residuals, as: SIMD4<Double>.self)
@@ -43,7 +44,7 @@ struct StraightRunPartition {
                     }
                     for length in length..<(longest + 1) {
                         costs[start * rowLength + length] = PointMoments.squaredResidual(
-                            sums[start], sums[start + length], count: length)
+                            first, sums[start + length], count: length)
                     }
                 }
             }
