@@ -81,8 +81,8 @@ struct FittedEllipse {
 
     /// The Sampson distances from `points` to the ellipse with centre (p[0], p[1]),
     /// semi-axes p[2] and p[3], the first at angle p[4], written into `residuals`; their
-    /// sum of squares.
-    private static func residuals(
+    /// sum of squares. (Internal, as is `jacobian`, for EllipseFitTests.)
+    static func residuals(
         _ p: SIMD8<Double>, _ points: UnsafeBufferPointer<Point>, into residuals: UnsafeMutablePointer<Double>
     ) -> Double {
         let (c, s) = (cos(p[4]), sin(p[4]))
@@ -104,7 +104,7 @@ struct FittedEllipse {
     /// five parameters: row i of `rows` is (∂rᵢ/∂p₀, …, ∂rᵢ/∂p₄, −rᵢ). With u, v a point's
     /// coordinates in the ellipse's frame, f = u²/a² + v²/b² − 1 and g = 2√(u²/a⁴ + v²/b⁴),
     /// r = f/g and ∂r = (∂f − r ∂g)/g, where ∂g = 2 ∂h / g for h = u²/a⁴ + v²/b⁴.
-    private static func jacobian(
+    static func jacobian(
         _ p: SIMD8<Double>, _ points: UnsafeBufferPointer<Point>, into rows: UnsafeMutableBufferPointer<SIMD8<Double>>
     ) {
         let (c, s) = (cos(p[4]), sin(p[4]))
