@@ -127,16 +127,18 @@ struct PointMoments {
         return max(0, (scatter.xx + scatter.yy) / 2 - (half * half + scatter.xy * scatter.xy).squareRoot())
     }
 
-    /// `squaredResidual(start, columns[end + k], count: counts[k])` for k in 0..<4,
-    /// computed together (the same operations, lane by lane).
+    /// `squaredResidual(start, columns[end + k], count: counts[k])` for k in 0..<4, given
+    /// `1 / counts`, computed together lane by lane (multiplying by the reciprocals where
+    /// `squaredResidual` divides: equal to rounding).
     @inline(__always)
-    static func squaredResiduals(_ start: Sums, _ columns: Columns, from end: Int, counts: SIMD4<Double>) -> SIMD4<Double> {
-        let n = counts
+    static func squaredResiduals(
+        _ start: Sums, _ columns: Columns, from end: Int, inverseCounts: SIMD4<Double>
+    ) -> SIMD4<Double> {
         let sx = columns.four(columns.x, from: end) - start.x
         let sy = columns.four(columns.y, from: end) - start.y
-        let xx = columns.four(columns.xx, from: end) - start.xx - sx * sx / n
-        let xy = columns.four(columns.xy, from: end) - start.xy - sx * sy / n
-        let yy = columns.four(columns.yy, from: end) - start.yy - sy * sy / n
+        let xx = columns.four(columns.xx, from: end) - start.xx - sx * sx * inverseCounts
+        let xy = columns.four(columns.xy, from: end) - start.xy - sx * sy * inverseCounts
+        let yy = columns.four(columns.yy, from: end) - start.yy - sy * sy * inverseCounts
         let half = (xx - yy) / 2
         let residuals = (xx + yy) / 2 - (half * half + xy * xy).squareRoot()
         // max(0, residual), lane by lane: the residual unless it is not at least 0.

@@ -29,6 +29,12 @@ struct StraightRunPartition {
             costs.initialize(repeating: 0)
             initialized = count * rowLength
             guard longest >= minimum else { return }
+            // 1 / length for the lengths taken four at a time below, the same for every start.
+            let blocks = (longest - minimum + 1) / 4
+            let inverses = (0..<blocks).map { block -> SIMD4<Double> in
+                let length = Double(minimum + 4 * block)
+                return 1 / SIMD4(length, length + 1, length + 2, length + 3)
+            }
             moments.withColumns { sums in
                 for start in 0..<count {
                     let first = sums[start]
@@ -36,8 +42,7 @@ struct StraightRunPartition {
                     var length = minimum
                     while length + 3 <= longest {
                         let residuals = PointMoments.squaredResiduals(
-                            first, sums, from: start + length,
-                            counts: SIMD4(Double(length), Double(length + 1), Double(length + 2), Double(length + 3)))
+                            first, sums, from: start + length, inverseCounts: inverses[(length - minimum) / 4])
                         UnsafeMutableRawPointer(costs.baseAddress! + start * rowLength + length).storeBytes(
                             of: residuals, as: SIMD4<Double>.self)
                         length += 4
