@@ -13,56 +13,47 @@ Usage: python3 Benchmarks/xmpp/stores_meet.py --room campaign@rooms.localhost
 where each STORE is a node's store folder (the one holding rooms/)."""
 
 import argparse
-import json
 import os
 import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-HARNESS = os.path.join(ROOT, "scripts", "prosody-harness")
+sys.path.insert(0, os.path.join(ROOT, "Tests", "Integration"))
+from canvasnode import Node  # noqa: E402
+from test_xmpp import Prosody  # noqa: E402
+
 USERS = ("alice", "bob", "carol", "dave", "erin", "mallory")
 
 
-class StoreNode:
-    """A `canvas join` on a copy of a store; follows its `state` events."""
+class StoreNode(Node):
+    """A `canvas join` on a copy of a store, in the room on `server` and, with `lan_port`,
+    in a keyed LAN group on loopback; it reports only its `state` events (so that a repair
+    of thousands of strokes is not slowed by printing one event per operation)."""
 
-    def __init__(self, options, work, server, group, index, store, lan_port):
-        self.name = f"group{group}-{os.path.basename(os.path.normpath(store))}"
-        self.copy = os.path.join(work, self.name)
-        shutil.copytree(store, self.copy)
-        user = USERS[index]
-        password = os.path.join(work, f"{user}.password")
-        with open(password, "w") as f:
-            f.write(f"{user}-pw\n")
-        command = [options.canvas, "join", "--room", options.room, "--store", self.copy,
-                   "--jid", f"{user}@{server['XMPP_DOMAIN']}", "--password-file", password,
-                   "--host", server["XMPP_HOST"], "--port", server["XMPP_PORT"], "--ca-file", server["CA_FILE"],
-                   "--events-only", "state", "--log-level", "info"] + shlex.split(options.node_args)
-        if lan_port is not None:
-            command += ["--lan", "--lan-interface", "lo", "--lan-port", str(lan_port), "--lan-group", "239.255.9.9",
-                        "--lan-beacon-interval", str(options.beacon_interval), "--lan-key-file",
-                        os.path.join(work, "room.key")]
-        self.log = open(os.path.join(work, f"{self.name}.log"), "w")
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self.log, stdin=subprocess.PIPE,
-                                        text=True)
-        self.digest, self.strokes, self.points = None, 0, 0
-        threading.Thread(target=self._follow, daemon=True).start()
+    def __init__(self, options, work, server, group, user, store, lan_port):  # noqa: PLR0913
+        name = f"group{group}-{os.path.basename(os.path.normpath(store))}"
+        copy = os.path.join(work, name)
+        shutil.copytree(store, copy)
+        super().__init__(options.canvas, name, options.room, server.jid(user), server.password_file(user), server.env,
+                         copy, log_dir=work)
+        self.options, self.work, self.lan_port = options, work, lan_port
 
-    def _follow(self):
-        for line in self.process.stdout:
-            event = json.loads(line)
-            if event.get("event") == "state":
-                self.digest, self.strokes, self.points = event["digest"], event["strokes"], event["points"]
+    def command(self):
+        args = [self.canvas, "join", "--room", self.rooms[0], "--store", self.store, "--jid", self.jid,
+                "--password-file", self.password_file, "--host", self.env["XMPP_HOST"], "--port", self.env["XMPP_PORT"],
+                "--ca-file", self.env["CA_FILE"], "--events-only", "state", "--log-level", "info"]
+        if self.lan_port is not None:
+            args += ["--lan", "--lan-interface", "lo", "--lan-port", str(self.lan_port), "--lan-group", "239.255.9.9",
+                     "--lan-beacon-interval", str(self.options.beacon_interval), "--lan-key-file",
+                     os.path.join(self.work, "room.key")]
+        return args + shlex.split(self.options.node_args)
 
-    def stop(self):
-        self.process.terminate()
-        self.process.wait(timeout=60)
-        self.log.close()
+    def strokes(self):
+        event = self.last("state")
+        return event["strokes"] if event else 0
 
 
 def main():
@@ -79,37 +70,35 @@ def main():
     work = tempfile.mkdtemp(prefix="canvas-stores-meet-")
     with open(os.path.join(work, "room.key"), "wb") as f:
         f.write(os.urandom(32))
-    subprocess.run([HARNESS, "start", os.path.join(work, "prosody")], check=True, capture_output=True,
-                   env=dict(os.environ, PROSODY_MUC_HISTORY="20"))
-    with open(os.path.join(work, "prosody", "env")) as f:
-        server = dict(line.strip().split("=", 1) for line in f if "=" in line and not line.startswith("#"))
+    server = Prosody("stores-meet", PROSODY_MUC_HISTORY="20")
     nodes, groups = [], []
     try:
         started = time.monotonic()
         for number, stores in enumerate(options.group):
             port = 47901 + number if len(stores) > 1 else None
-            group = [StoreNode(options, work, server, number, len(nodes) + i, store, port) for i, store in enumerate(stores)]
+            group = [StoreNode(options, work, server, number, USERS[len(nodes) + i], store, port).start()
+                     for i, store in enumerate(stores)]
             nodes += group
             groups.append(group)
         reported = 0.0
         while time.monotonic() - started < options.timeout:
-            digests = {node.digest for node in nodes}
+            digests = {node.digest() for node in nodes}
             elapsed = time.monotonic() - started
             if len(digests) == 1 and None not in digests:
-                print(f"converged after {elapsed:.1f} s: {nodes[0].strokes} strokes, {nodes[0].points} points "
+                print(f"converged after {elapsed:.1f} s: {nodes[0].strokes()} strokes, {nodes[0].points()} points "
                       f"(work in {work})", flush=True)
                 return 0
             if elapsed - reported >= 5:
                 reported = elapsed
                 print(f"{elapsed:6.1f} s: strokes per group "
-                      + " | ".join(" ".join(str(node.strokes) for node in group) for group in groups), flush=True)
+                      + " | ".join(" ".join(str(node.strokes()) for node in group) for group in groups), flush=True)
             time.sleep(0.2)
         print(f"not converged within {options.timeout} s (work in {work})", flush=True)
         return 1
     finally:
         for node in nodes:
-            node.stop()
-        subprocess.run([HARNESS, "stop", os.path.join(work, "prosody")], capture_output=True)
+            node.stop(timeout=60)
+        server.stop()
 
 
 if __name__ == "__main__":

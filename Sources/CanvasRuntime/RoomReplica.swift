@@ -81,9 +81,25 @@ final class RoomReplica {
         var seed = SystemRandomNumberGenerator()
         session = RoomSession(configuration: SessionConfiguration(nodeID: nodeID, seed: seed.next()), restoring: operations)
         if let store {
-            strokeNumbers = StrokeNumberReservation.read(from: store, room: name, logger: logger)
+            strokeNumbers = Self.strokeNumbers(in: store, room: name, logger: logger)
             session.moveStrokeCounter(past: strokeNumbers.reservedThrough)
         }
+    }
+
+    /// The stroke numbers `store` has reserved for room `room`; none when it keeps no
+    /// note, or when its note cannot be read or is not a number (logged: strokes are then
+    /// named after those the store holds, as before reservations).
+    private static func strokeNumbers(in store: RoomStore, room: String, logger: Logger) -> StrokeNumberReservation {
+        do {
+            guard let text = try store.note(named: StrokeNumberReservation.noteName) else { return StrokeNumberReservation() }
+            if let reservation = StrokeNumberReservation(note: text) { return reservation }
+            logger.error(
+                "the stroke numbers note is not a number; strokes are named after those the store holds",
+                metadata: ["room": "\(room)", "note": "\(text.prefix(40))"])
+        } catch {
+            logger.error("cannot read the stroke numbers note", metadata: ["room": "\(room)", "error": "\(error)"])
+        }
+        return StrokeNumberReservation()
     }
 
     /// The room's store, if it has one.

@@ -1,6 +1,3 @@
-import CanvasStore
-import Logging
-
 /// The stroke numbers a node may use before it must write again: every `AUTHOR_N` a local
 /// action names has `N` at most `reservedThrough`, durable in the room's store before the
 /// action is taken, and a restarted node names its strokes past it.
@@ -10,7 +7,7 @@ import Logging
 /// without them and, counting from what its store holds, would name its next stroke
 /// `AUTHOR_N` again, a different stroke under a name its peers already hold. Reserving
 /// numbers in blocks costs one small durable write per `block` strokes, and a restart
-/// skips at most `block` numbers. Pure but for `read`: the room writes what `renewal` asks.
+/// skips at most `block` numbers. Pure: the room reads and writes the note.
 struct StrokeNumberReservation: Equatable {
     /// The store note that keeps `reservedThrough` (decimal).
     static let noteName = "stroke-numbers"
@@ -37,22 +34,6 @@ struct StrokeNumberReservation: Equatable {
     /// `counter`; nil while the reservation covers the action.
     func renewal(counter: Int) -> Int? {
         counter + Self.perAction > reservedThrough ? counter + Self.block : nil
-    }
-
-    /// The reservation `store` keeps for room `room`; none when it keeps none, or when its
-    /// note cannot be read or is not a number (logged: strokes are then named after those
-    /// the store holds, as before reservations).
-    static func read(from store: RoomStore, room: String, logger: Logger) -> StrokeNumberReservation {
-        do {
-            guard let text = try store.note(named: noteName) else { return StrokeNumberReservation() }
-            if let reservation = StrokeNumberReservation(note: text) { return reservation }
-            logger.error(
-                "the stroke numbers note is not a number; strokes are named after those the store holds",
-                metadata: ["room": "\(room)", "note": "\(text.prefix(40))"])
-        } catch {
-            logger.error("cannot read the stroke numbers note", metadata: ["room": "\(room)", "error": "\(error)"])
-        }
-        return StrokeNumberReservation()
     }
 
     /// The note's text for `value`.

@@ -91,18 +91,15 @@ struct ArrowFit {
                 let farthestOtherWay = offsets.indices.min(by: { offsets[$0] < offsets[$1] }),
                 offsets[farthestOneWay] > 0, offsets[farthestOtherWay] < 0
             else { return [] }
-            let (first, second) = (
-                points[headStart + min(farthestOneWay, farthestOtherWay)],
-                points[headStart + max(farthestOneWay, farthestOtherWay)]
+            let (firstIndex, secondIndex) = (
+                headStart + min(farthestOneWay, farthestOtherWay), headStart + max(farthestOneWay, farthestOtherWay)
             )
+            let (first, second) = (points[firstIndex], points[secondIndex])
             let shaftLength = tail.distance(to: tip)
             if tipIndex != headStart {
                 // The forwardmost tip holds when the first barb was drawn before it and the
                 // second after, the stroke having come back from the first past the shaft's
                 // end by at least a barb's least length.
-                let (firstIndex, secondIndex) = (
-                    headStart + min(farthestOneWay, farthestOtherWay), headStart + max(farthestOneWay, farthestOtherWay)
-                )
                 guard firstIndex < tipIndex, tipIndex < secondIndex,
                     first.distance(to: tip)
                         >= points[headStart].distance(to: tip) + minimumBarbRatio * shaftLength

@@ -78,12 +78,6 @@ struct PointMoments {
         return FittedLine(centroid: scatter.mean + origin, direction: direction)
     }
 
-    /// The sum of squared distances from points `range` to their best line: the smaller
-    /// eigenvalue of their scatter matrix.
-    func squaredResidual(of range: Range<Int>) -> Double {
-        Self.squaredResidual(sums[range.lowerBound], sums[range.upperBound], count: range.count)
-    }
-
     /// The running sums by moment (element i of each: over points 0..<i), so that four
     /// consecutive ones load at once.
     struct Columns {
@@ -100,7 +94,7 @@ struct PointMoments {
     }
 
     /// Calls `body` with the running sums as `Columns`, for loops that take many residuals
-    /// (`squaredResidual(_:_:count:)` and `squaredResiduals(_:_:from:counts:)`).
+    /// (`squaredResidual(_:_:count:)` and `squaredResiduals(_:_:from:inverseCounts:)`).
     func withColumns<Result>(_ body: (Columns) -> Result) -> Result {
         let count = sums.count
         return withUnsafeTemporaryAllocation(of: Double.self, capacity: 5 * count) { buffer in
@@ -119,7 +113,8 @@ struct PointMoments {
     }
 
     /// The squared residual of the `count` points whose running sums are `start` (before
-    /// the first) and `end` (after the last).
+    /// the first) and `end` (after the last): the sum of squared distances to their best
+    /// line, the smaller eigenvalue of their scatter matrix.
     @inline(__always)
     static func squaredResidual(_ start: Sums, _ end: Sums, count: Int) -> Double {
         let scatter = scatter(start, end, count: count)

@@ -180,12 +180,17 @@ public enum ShapeRecognizer {
             return []
         }
 
-        /// `sides`: the pieces the stroke should follow, by default the replacement's
-        /// segments.
-        func candidate(_ kind: ShapeKind, _ replacement: [Point], sides: [[Point]]? = nil) -> Candidate {
+        /// `sides`: the pieces the points should follow, by default the replacement's
+        /// segments; `following`: the points compared with them and their size, by default
+        /// the trimmed stroke.
+        func candidate(
+            _ kind: ShapeKind, _ replacement: [Point], sides: [[Point]]? = nil,
+            following followed: (points: [Point], size: Double)? = nil
+        ) -> Candidate {
+            let (points, pointsSize) = followed ?? (stroke, size)
             let sides = sides ?? Self.segments(of: replacement)
-            let match = Candidate.match(stroke, size: size, with: kind, sides: sides, decidingOnly: decidingOnly)
-            return Candidate(shape: RecognizedShape(kind: kind, points: replacement), match: match, size: size)
+            let match = Candidate.match(points, size: pointsSize, with: kind, sides: sides, decidingOnly: decidingOnly)
+            return Candidate(shape: RecognizedShape(kind: kind, points: replacement), match: match, size: pointsSize)
         }
         var result = [candidate(.line, FittedLine.segment(through: stroke))]
         result.reserveCapacity(8)
@@ -206,13 +211,7 @@ public enum ShapeRecognizer {
         let oriented =
             split?.isAccepted == true
             ? nil
-            : PolygonFit.orientedRectangle(whole).map {
-                Candidate(
-                    shape: RecognizedShape(kind: .rectangle, points: $0),
-                    match: Candidate.match(
-                        whole, size: wholeSize, with: .rectangle, sides: segments(of: $0), decidingOnly: decidingOnly),
-                    size: wholeSize)
-            }
+            : PolygonFit.orientedRectangle(whole).map { candidate(.rectangle, $0, following: (whole, wholeSize)) }
         result += [split, oriented].compactMap { $0 }
         if split == nil {
             let degrees = Int((skewTolerance * 180 / .pi).rounded())
@@ -241,13 +240,7 @@ public enum ShapeRecognizer {
             note(.ellipse, "the best conic through the stroke is not an ellipse")
         }
         func arrowCandidates(_ arrows: [ArrowFit], of points: [Point], size: Double) -> [Candidate] {
-            arrows.map { arrow in
-                Candidate(
-                    shape: RecognizedShape(kind: .arrow, points: arrow.symmetricPolyline),
-                    match: Candidate.match(
-                        points, size: size, with: .arrow, sides: arrow.drawnSides, decidingOnly: decidingOnly),
-                    size: size)
-            }
+            arrows.map { candidate(.arrow, $0.symmetricPolyline, sides: $0.drawnSides, following: (points, size)) }
         }
         var arrows = arrowCandidates(
             ArrowFit.candidates(
@@ -283,22 +276,18 @@ public enum ShapeRecognizer {
         // When no shape passes, the closed shapes again on the stroke's closed loop alone,
         // without a lead-in inside it or a run-out past its closure (`closedLoop`).
         if !result.contains(where: \.isAccepted), let loop = closedLoop(of: stroke, size: size) {
-            let loopSize = StrokeResampling.diameter(of: loop)
-            func loopCandidate(_ kind: ShapeKind, _ replacement: [Point], sides: [[Point]]? = nil) -> Candidate {
-                let sides = sides ?? Self.segments(of: replacement)
-                let match = Candidate.match(loop, size: loopSize, with: kind, sides: sides, decidingOnly: decidingOnly)
-                return Candidate(shape: RecognizedShape(kind: kind, points: replacement), match: match, size: loopSize)
-            }
+            let followed = (points: loop, size: StrokeResampling.diameter(of: loop))
             let polygons = PolygonFit(loop)
-            if let triangle = polygons.triangle() { result.append(loopCandidate(.triangle, triangle)) }
+            if let triangle = polygons.triangle() { result.append(candidate(.triangle, triangle, following: followed)) }
             if let rectangle = polygons.rectangle(skewTolerance: skewTolerance) {
-                result.append(loopCandidate(.rectangle, rectangle.rectangle, sides: segments(of: rectangle.drawn)))
+                result.append(
+                    candidate(.rectangle, rectangle.rectangle, sides: segments(of: rectangle.drawn), following: followed))
             }
-            if let ellipse = FittedEllipse(fitting: loop), ellipse.semiMajor <= loopSize,
+            if let ellipse = FittedEllipse(fitting: loop), ellipse.semiMajor <= followed.size,
                 corner(of: loop, beyond: ellipse) == nil
             {
                 let outline = ellipse.outline(tolerance: ellipseFlatness, minimumSegments: ellipseMinimumSegments)
-                result.append(loopCandidate(.ellipse, outline, sides: [outline]))
+                result.append(candidate(.ellipse, outline, sides: [outline], following: followed))
             }
         }
         return result
