@@ -411,7 +411,7 @@ final class NodeLoop {
         export(onlyChanged: false)
         for replica in replicas {
             do {
-                try replica.store?.close()
+                try replica.closeStore()
             } catch {
                 logger.error("cannot close the store", metadata: ["room": "\(replica.name)", "error": "\(error)"])
             }

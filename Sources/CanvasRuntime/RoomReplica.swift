@@ -74,7 +74,7 @@ final class RoomReplica {
         self.wants = wants
         self.name = name
         self.tracePrefix = tracePrefix.map { Array($0.utf8) }
-        stored = store.map(StoredReplica.init)
+        stored = store.map { StoredReplica(store: $0, compactsInBackground: true) }
         self.clock = clock
         self.logger = logger
         self.emit = emit
@@ -104,6 +104,11 @@ final class RoomReplica {
 
     /// The room's store, if it has one.
     var store: RoomStore? { stored?.store }
+
+    /// Waits for a compaction under way, then flushes and closes the room's store.
+    func closeStore() throws(StoreError) {
+        try stored?.close()
+    }
 
     var document: Document { session.document }
 

@@ -7,10 +7,12 @@ public import Foundation
 ///     STORE/node-id                     this node's identity, shared by every room
 ///     STORE/rooms/ROOM/snapshot         the net effect of older operations (SnapshotFormat)
 ///     STORE/rooms/ROOM/operations.log   every later novel operation (LogFormat)
+///     STORE/rooms/ROOM/operations.log.old   the log a background compaction is folding in
 ///
 /// The store keeps no document of its own: opening hands over the operations it holds (the
 /// snapshot's, then the log's), from which the caller builds its replica, and compaction
-/// writes the caller's replica as the new snapshot. Local operations are durable when
+/// writes the caller's replica as the new snapshot, on the caller's thread (`compact(to:)`)
+/// or on another while appends go on (`beginCompaction(of:)`, `SnapshotJob`). Local operations are durable when
 /// `appendLocal` returns (written and fsync'd); remote ones are written in batches
 /// (`RemoteBatchPolicy` bounds what a crash can lose). The caller stores only novel
 /// operations, APPENDs with the offset they were placed at (`Replica.apply` gives both), so
@@ -23,6 +25,9 @@ public final class RoomStore {
     /// File names inside a room's folder.
     public static let logFileName = "operations.log"
     public static let snapshotFileName = "snapshot"
+    /// The log a background compaction set aside: its records are in the snapshot being
+    /// written; it is removed once that snapshot is in place.
+    public static let rotatedLogFileName = logFileName + ".old"
     /// The folder of the store that holds one folder per room.
     public static let roomsFolderName = "rooms"
 
@@ -56,9 +61,12 @@ public final class RoomStore {
     /// The options the room was opened with.
     public var options: Options
     /// Size of the log in bytes.
-    public private(set) var logBytes: Int
+    public internal(set) var logBytes: Int
     /// Size of the snapshot in bytes (0 without one).
-    public private(set) var snapshotBytes: Int
+    public internal(set) var snapshotBytes: Int
+    /// True while a background compaction is under way (`beginCompaction(of:)` until
+    /// `finishCompaction(_:)`).
+    public internal(set) var isCompacting = false
     /// Number of remote operations waiting to be written.
     public var waitingOperations: Int { waitingCount }
 
@@ -66,9 +74,13 @@ public final class RoomStore {
     private var waiting: [UInt8] = []
     private var waitingCount = 0
     private var waitingSince: Duration?
+    /// Size of `operations.log.old` while there is one (a compaction under way, or one that
+    /// failed or was cut short by a crash: then the next compaction is a synchronous one).
+    var rotatedLogBytes: Int?
 
-    private var logPath: String { roomPath + "/" + Self.logFileName }
-    private var snapshotPath: String { roomPath + "/" + Self.snapshotFileName }
+    var logPath: String { roomPath + "/" + Self.logFileName }
+    var snapshotPath: String { roomPath + "/" + Self.snapshotFileName }
+    var rotatedLogPath: String { roomPath + "/" + Self.rotatedLogFileName }
 
     private init(
         directory: URL, room: String, roomPath: String, nodeID: String, contents: RoomContents, recovery: RecoveryReport,
@@ -82,6 +94,7 @@ public final class RoomStore {
         self.options = options
         self.logBytes = contents.logBytes
         self.snapshotBytes = contents.snapshotBytes
+        self.rotatedLogBytes = contents.rotated?.bytes
         self.log = log
     }
 
@@ -145,6 +158,7 @@ public final class RoomStore {
             current.logBytes = contents.scan.damage.first?.offset ?? contents.logBytes
             recovery.snapshotOperations = contents.snapshotOperations
             recovery.logRecords = contents.scan.records
+            recovery.rotatedLogRecords = contents.rotated?.scan.records
             let store = RoomStore(
                 directory: directory, room: room, roomPath: roomPath, nodeID: nodeID, contents: current, recovery: recovery,
                 options: options, log: log)
@@ -187,15 +201,16 @@ public final class RoomStore {
                 problems.append(error)
             }
         }
-        let logPath = roomPath + "/" + logFileName
-        let scan = LogFormat.scan(try FileSystem.read(logPath) ?? [])
-        for damage in scan.damage {
-            let torn = scan.hasOnlyTornTail
-            problems.append(
-                StoreError(
-                    .corruptRecord, path: logPath, offset: damage.offset,
-                    damage.reason + (torn ? " (torn last record: dropped on the next open)" : corruptAdvice)))
+        // The log an unfinished background compaction set aside is part of the room (open
+        // reads it, the next compaction folds it in); only damage in it is a problem.
+        let rotatedPath = roomPath + "/" + rotatedLogFileName
+        if let rotated = try FileSystem.read(rotatedPath) {
+            problems += logProblems(LogFormat.scan(rotated), path: rotatedPath, torn: " (torn last record: ignored)")
         }
+        let logPath = roomPath + "/" + logFileName
+        problems += logProblems(
+            LogFormat.scan(try FileSystem.read(logPath) ?? []), path: logPath,
+            torn: " (torn last record: dropped on the next open)")
         let nodePath = directory.path + "/" + NodeIdentity.fileName
         if let bytes = try FileSystem.read(nodePath), bytes.isEmpty || bytes.count > 129 {
             problems.append(StoreError(.corruptNodeID, path: nodePath, offset: 0, "expected one line of up to 128 characters"))
@@ -203,12 +218,20 @@ public final class RoomStore {
         return problems
     }
 
+    private static func logProblems(_ scan: LogFormat.Scan, path: String, torn: String) -> [StoreError] {
+        scan.damage.map { damage in
+            StoreError(
+                .corruptRecord, path: path, offset: damage.offset,
+                damage.reason + (scan.hasOnlyTornTail ? torn : corruptAdvice))
+        }
+    }
+
     /// The folder of `room` in the store `directory`.
     public static func path(ofRoom room: String, in directory: URL) throws(StoreError) -> String {
         directory.path + "/" + roomsFolderName + "/" + (try RoomFolder.name(forRoom: room))
     }
 
-    private static let corruptAdvice =
+    static let corruptAdvice =
         "; this is not a torn last write, so the store will not drop it: restore the room from a backup"
         + " (canvas export --format ndjson) or from peers, or cut the log at this offset by hand"
 
@@ -287,8 +310,20 @@ public final class RoomStore {
         waitingSince = nil
     }
 
-    private func usable() throws(StoreError) {
+    func usable() throws(StoreError) {
         guard log >= 0 else { throw StoreError(.io, path: logPath, "the store is closed") }
+    }
+
+    /// Continues in `descriptor` (a new log, already locked), closing the current one.
+    func replaceLog(with descriptor: Int32) {
+        if log >= 0 { Foundation.close(log) }
+        log = descriptor
+    }
+
+    /// Closes the log without writing: the store refuses every write from now on.
+    func closeLog() {
+        if log >= 0 { Foundation.close(log) }
+        log = -1
     }
 
     // MARK: Compaction
@@ -296,7 +331,8 @@ public final class RoomStore {
     /// True when the log has grown past `options.compaction`'s multiple of the snapshot:
     /// time to `compact(to:)`.
     public var needsCompaction: Bool {
-        options.compaction.shouldCompact(logBytes: logBytes, snapshotBytes: snapshotBytes)
+        !isCompacting
+            && options.compaction.shouldCompact(logBytes: logBytes + (rotatedLogBytes ?? 0), snapshotBytes: snapshotBytes)
     }
 
     /// Makes `document` the new snapshot and empties the log. `document` is the caller's
@@ -309,11 +345,23 @@ public final class RoomStore {
     /// leaves a snapshot that already contains every record of the log: replaying them on
     /// open is harmless, because applying an operation twice is a no-op in the CRDT
     /// (DESIGN.md §3: idempotent, order-free with offsets).
+    ///
+    /// An `operations.log.old` left by a background compaction that failed or that a crash
+    /// cut short is folded in too: removed after the rename, before the truncation.
+    ///
+    /// Throws while a background compaction is under way (both would write `snapshot.tmp`).
     public func compact(to document: Document) throws(StoreError) {
         try usable()
+        guard !isCompacting else {
+            throw StoreError(.io, path: snapshotPath, "a background compaction is under way; finish it first")
+        }
         let snapshot = SnapshotFormat.encode(document.operations)
         try FileSystem.replaceDurably(snapshotPath, with: snapshot, folder: roomPath)
         snapshotBytes = snapshot.count
+        if rotatedLogBytes != nil {
+            try FileSystem.remove(rotatedLogPath)
+            rotatedLogBytes = nil
+        }
         try FileSystem.truncate(log, to: 0, path: logPath)
         try FileSystem.sync(log, path: logPath)
         logBytes = 0
@@ -325,26 +373,42 @@ public final class RoomStore {
 
 /// A room's files as read from disk.
 struct RoomContents {
-    /// The snapshot's operations, then the log's.
+    /// The snapshot's operations, then the set-aside log's, then the log's.
     var operations: [CanvasCore.Operation] = []
     var snapshotOperations = 0
     var snapshotBytes = 0
     var logBytes = 0
     var scan = LogFormat.Scan()
+    /// `operations.log.old`, when a background compaction had set it aside.
+    var rotated: (bytes: Int, scan: LogFormat.Scan)?
 
-    /// Reads the snapshot and the log (without the log's damaged records).
+    /// Reads the snapshot and the logs (without their damaged records). Damage in the
+    /// set-aside log other than a torn last record is an error naming it.
     static func read(roomPath: String) throws(StoreError) -> RoomContents {
         var contents = RoomContents()
-        // The log first: `load` reads without the lock, and a compaction renames the new
-        // snapshot before it truncates the log. A log read before the truncation is
-        // complete whichever snapshot follows; one read after it is followed by the new
-        // snapshot, which holds everything.
+        // The log, then the set-aside log, then the snapshot: `load` reads without the
+        // lock. A compaction sets the log aside (a rename) before it writes the snapshot,
+        // renames the new snapshot into place before it removes the set-aside log, and
+        // truncates the log (synchronous compaction) only after the rename. Whatever a
+        // reader finds at each step, what it missed in a log is in the snapshot it reads
+        // last; what it reads twice is applied once.
         let log = try FileSystem.read(roomPath + "/" + RoomStore.logFileName) ?? []
+        let rotatedPath = roomPath + "/" + RoomStore.rotatedLogFileName
+        let rotated = try FileSystem.read(rotatedPath)
         let snapshotPath = roomPath + "/" + RoomStore.snapshotFileName
         if let bytes = try FileSystem.read(snapshotPath) {
             contents.operations = try SnapshotFormat.decode(bytes, path: snapshotPath)
             contents.snapshotOperations = contents.operations.count
             contents.snapshotBytes = bytes.count
+        }
+        if let rotated {
+            let scan = LogFormat.scan(rotated)
+            if let damage = scan.damage.first, !scan.hasOnlyTornTail {
+                throw StoreError(
+                    .corruptRecord, path: rotatedPath, offset: damage.offset, damage.reason + RoomStore.corruptAdvice)
+            }
+            contents.rotated = (rotated.count, scan)
+            contents.operations += scan.operations
         }
         contents.logBytes = log.count
         contents.scan = LogFormat.scan(log)

@@ -50,6 +50,9 @@ struct Replay: ParsableCommand {
     @Option(help: .private)  // For testing: compact the store after every K operations.
     var compactEvery: Int?
 
+    @Flag(help: .private)  // For testing: with --compact-every, write snapshots on another thread, as a node does.
+    var backgroundCompaction = false
+
     func validate() throws {
         if (store == nil) != (room == nil) {
             throw ValidationError("--store and --room go together")
@@ -67,6 +70,7 @@ struct Replay: ParsableCommand {
         }
         var stored: [CanvasCore.Operation] = []
         var durable = 0
+        let worker = CompactionWorker()
         for file in files.isEmpty ? ["-"] : files {
             let name = file == "-" ? "<stdin>" : file
             let data: Data
@@ -82,7 +86,7 @@ struct Replay: ParsableCommand {
                     // Only what changed the room is stored; a duplicate is durable already.
                     if isNovel { stored.append(operation) }
                     if durableProgress || compactEvery != nil {
-                        appendProgressively(&stored, to: roomStore, document: document, durable: &durable)
+                        appendProgressively(&stored, to: roomStore, document: document, durable: &durable, worker: worker)
                     }
                 }
                 if ops {
@@ -93,6 +97,7 @@ struct Replay: ParsableCommand {
             }
         }
         if let roomStore {
+            if let result = worker.waitForResult() { try roomStore.finishCompaction(result) }
             try StoredReplica(store: roomStore).persistLocal(stored, of: replayer.replica)
             try roomStore.close()
         }
@@ -120,9 +125,11 @@ struct Replay: ParsableCommand {
 
     /// For the crash test: one durable append per operation (`durable` counts the
     /// operations read, duplicates included), reported on standard output
-    /// with an unbuffered write, and a compaction every `compactEvery` operations.
+    /// with an unbuffered write, and a compaction every `compactEvery` operations (its
+    /// snapshot written by `worker` with --background-compaction).
     private func appendProgressively(
-        _ stored: inout [CanvasCore.Operation], to roomStore: RoomStore, document: Document, durable: inout Int
+        _ stored: inout [CanvasCore.Operation], to roomStore: RoomStore, document: Document, durable: inout Int,
+        worker: CompactionWorker
     ) {
         do {
             try roomStore.appendLocal(stored)
@@ -132,13 +139,18 @@ struct Replay: ParsableCommand {
         }
         durable += 1
         stored.removeAll()
-        if let compactEvery, compactEvery > 0, durable % compactEvery == 0 {
-            do {
-                try roomStore.compact(to: document)
-            } catch {
-                FileHandle.standardError.write(Data("canvas: \(error)\n".utf8))
-                Foundation.exit(1)
+        do {
+            if let result = worker.takeResult() { try roomStore.finishCompaction(result) }
+            if let compactEvery, compactEvery > 0, durable % compactEvery == 0 {
+                if !backgroundCompaction {
+                    try roomStore.compact(to: document)
+                } else if !worker.isBusy, let job = try roomStore.beginCompaction(of: document) {
+                    worker.start(job)
+                }
             }
+        } catch {
+            FileHandle.standardError.write(Data("canvas: \(error)\n".utf8))
+            Foundation.exit(1)
         }
         if durableProgress {
             FileHandle.standardOutput.write(Data("durable \(durable)\n".utf8))

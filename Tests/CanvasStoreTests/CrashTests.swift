@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 /// Kills a writer with SIGKILL at random moments — while it appends durably and while it
-/// compacts — then checks that the store opens, keeps every operation the writer reported
+/// compacts, on its own thread or in the background as a node does (every other run) — then checks that the store opens, keeps every operation the writer reported
 /// durable, and holds exactly a prefix of the input.
 @Suite("Crash recovery", .serialized)
 struct CrashTests {
@@ -25,14 +25,17 @@ struct CrashTests {
         preconditionFailure("the canvas executable was not built next to \(bundle.path)")
     }()
 
-    /// Starts `canvas replay INPUT --store DIR --room crash --durable-progress --compact-every K`,
-    /// kills it after `delay` (if still running), and returns the last "durable N" it printed.
-    private func runWriter(input: String, store: URL, compactEvery: Int, killAfter delay: Duration?) throws -> Int {
+    /// Starts `canvas replay INPUT --store DIR --room crash --durable-progress --compact-every K`
+    /// (and `--background-compaction`), kills it after `delay` (if still running), and
+    /// returns the last "durable N" it printed.
+    private func runWriter(
+        input: String, store: URL, compactEvery: Int, background: Bool, killAfter delay: Duration?
+    ) throws -> Int {
         let process = Process()
         process.executableURL = Self.executable
         process.arguments = [
             "replay", input, "--store", store.path, "--room", "crash", "--durable-progress", "--compact-every", "\(compactEvery)",
-        ]
+        ] + (background ? ["--background-compaction"] : [])
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -65,21 +68,28 @@ struct CrashTests {
         }
         let compactEvery = 9
         let calibrationStart = ContinuousClock.now
-        let complete = try runWriter(input: input.path, store: temporaryStore(), compactEvery: compactEvery, killAfter: nil)
+        let complete = try runWriter(
+            input: input.path, store: temporaryStore(), compactEvery: compactEvery, background: false, killAfter: nil)
         let fullRun = ContinuousClock.now - calibrationStart
         #expect(complete == operations.count)
+        let completeInBackground = try runWriter(
+            input: input.path, store: temporaryStore(), compactEvery: compactEvery, background: true, killAfter: nil)
+        #expect(completeInBackground == operations.count)
         print("crash test: \(operations.count) operations, a full run takes \(fullRun)")
 
         let deadline = ContinuousClock.now + .seconds(300)
         var iterations = 0
         var tornTails = 0
         var unfinishedCompactions = 0
+        var setAsideLogs = 0
         var killedEarly = 0
         while iterations < Self.kills && ContinuousClock.now < deadline {
             iterations += 1
             let store = temporaryStore()
             let delay = fullRun * Double.random(in: 0.05...1.1, using: &generator)
-            let durable = try runWriter(input: input.path, store: store, compactEvery: compactEvery, killAfter: delay)
+            let background = iterations.isMultiple(of: 2)
+            let durable = try runWriter(
+                input: input.path, store: store, compactEvery: compactEvery, background: background, killAfter: delay)
             if durable < operations.count { killedEarly += 1 }
             guard FileManager.default.fileExists(atPath: store.appendingPathComponent("rooms/crash").path) else {
                 #expect(durable == 0, "seed \(seed), iteration \(iterations)")
@@ -88,6 +98,8 @@ struct CrashTests {
             let problems = try RoomStore.verify(directory: store, room: "crash")
             tornTails += problems.filter { $0.kind == .corruptRecord }.count
             unfinishedCompactions += problems.filter { $0.kind == .corruptSnapshot }.count
+            let setAside = store.appendingPathComponent("rooms/crash/" + RoomStore.rotatedLogFileName).path
+            if FileManager.default.fileExists(atPath: setAside) { setAsideLogs += 1 }
             let (reopened, stored) = try RoomStore.open(directory: store, room: "crash")
             let document = Histories.document(stored)
             let digest = document.digest
@@ -101,7 +113,8 @@ struct CrashTests {
         }
         print(
             "crash test: \(iterations) kills (\(killedEarly) before the end), \(tornTails) torn tails, "
-                + "\(unfinishedCompactions) unfinished compactions, all recovered")
+                + "\(unfinishedCompactions) unfinished compactions, \(setAsideLogs) logs set aside by a background "
+                + "compaction, all recovered")
         #expect(iterations >= Self.kills, "only \(iterations) kills in the time allowed")
     }
 }

@@ -8,8 +8,9 @@ the same LAN: every node has an XMPP account, and each group elects its gateway.
 
 - SIGKILL of a node, restarted a moment later from its store (at least --min-kills); some
   are aimed at a compaction: the nodes compact often (--compact-log-bytes, --compact-ratio), a
-  thread watches the stores for a compaction's `snapshot.tmp` and kills its node then (the
-  restarted node's report of an unfinished snapshot it removed confirms the hit);
+  thread watches the stores for a compaction's `snapshot.tmp` or the log a background
+  compaction set aside (`operations.log.old`) and kills its node then (the restarted node's
+  report of an unfinished snapshot it removed, or of a set-aside log it read, confirms the hit);
 - SIGSTOP and, seconds later, SIGCONT (a frozen node);
 - the XMPP server killed (SIGKILL) and, seconds later, restarted with its data;
 - a partition: some hosts moved to a second bridge (cut from the server too), then back;
@@ -104,7 +105,8 @@ class CampaignNode(Node):
             f.write("+0\n")
         self.clock_offset = 0
         # The store's room folder: the room's name with '@' percent-encoded (docs/store.md).
-        self.compaction_file = os.path.join(store, "rooms", room.replace("@", "%40"), "snapshot.tmp")
+        folder = os.path.join(store, "rooms", room.replace("@", "%40"))
+        self.compaction_files = [os.path.join(folder, name) for name in ("snapshot.tmp", "operations.log.old")]
         self.acknowledged = []  # (stroke, offset, points) of operations applied as drawn here
         self.killed = False  # the schedule killed it (its exit is expected)
         self.frozen = False
@@ -136,8 +138,9 @@ class CampaignNode(Node):
         self.clock_offset = offset
 
     def compacting(self):
-        """Whether a compaction of the node's store is under way (its snapshot.tmp exists)."""
-        return os.path.exists(self.compaction_file)
+        """Whether a compaction of the node's store is under way (its snapshot.tmp, or the log a
+        background compaction set aside, exists)."""
+        return any(os.path.exists(path) for path in self.compaction_files)
 
     def _read(self, process):
         for raw in process.stdout:
@@ -470,13 +473,15 @@ class Campaign:
                         failures.append(f"{stroke} [{offset}, +{count}] acknowledged by {author} is missing from {name}'s store")
         if len({json.dumps(sorted(points.items())) for points in stores.values()}) > 1:
             failures.append("the stores hold different rooms")
-        # Kills that hit a compaction: the restarted node removed the unfinished snapshot.tmp.
+        # Kills that hit a compaction: the restarted node removed the unfinished snapshot.tmp,
+        # or read the log a background compaction had set aside.
         # A full disk is said once an outage, and its end too.
         interrupted, outages, recoveries = 0, 0, 0
         for log in glob.glob(os.path.join(self.work, "logs", "*.log")):
             with open(log, errors="replace") as f:
                 for line in f:
-                    interrupted += "removed an unfinished snapshot.tmp" in line
+                    interrupted += ("removed an unfinished snapshot.tmp" in line
+                                    or "unfinished compaction's operations.log.old" in line)
                     outages += STORE_OUTAGE in line
                     recoveries += STORE_RECOVERED in line
         # The last process of node 0 ran until the end, after the disk was freed: an outage it
@@ -530,9 +535,9 @@ def main():
     parser.add_argument("--seed", type=int)
     parser.add_argument("--compact-log-bytes", type=int, default=32768,
                         help="the nodes compact when their log passes this and --compact-ratio times the snapshot")
-    # Not 0 (compact by size alone): a compaction rewrites the whole room on the node's loop,
-    # and after every 32 KiB of log that cost grows with the room: hour-long rooms of 9-15 MB
-    # spent most of their time compacting, and their repairs crawled (docs/testing.md).
+    # Not 0 (compact by size alone): a compaction rewrites the whole room, and after every
+    # 32 KiB of log that cost grows with the room: hour-long rooms of 9-15 MB spent most of
+    # their time compacting (then on the node's loop), and their repairs crawled (docs/testing.md).
     parser.add_argument("--compact-ratio", type=int, default=1,
                         help="the nodes compact when their log passes this many times the snapshot (default 1: "
                              "often while the room is small, and never more than the room's own growth)")
