@@ -12,11 +12,11 @@ public import Foundation
 /// The store keeps no document of its own: opening hands over the operations it holds (the
 /// snapshot's, then the log's), from which the caller builds its replica, and compaction
 /// writes the caller's replica as the new snapshot, on the caller's thread (`compact(to:)`)
-/// or on another while appends go on (`beginCompaction(of:)`, `SnapshotJob`). Local operations are durable when
-/// `appendLocal` returns (written and fsync'd); remote ones are written in batches
-/// (`RemoteBatchPolicy` bounds what a crash can lose). The caller stores only novel
-/// operations, APPENDs with the offset they were placed at (`Replica.apply` gives both), so
-/// the log never depends on order.
+/// or on another while appends go on (`beginCompaction(of:)`, `SnapshotJob`). Local
+/// operations are durable when `appendLocal` returns (written and fsync'd); remote ones
+/// are written in batches (`RemoteBatchPolicy` bounds what a crash can lose). The caller
+/// stores only novel operations, APPENDs with the offset they were placed at
+/// (`Replica.apply` gives both), so the log never depends on order.
 ///
 /// A `RoomStore` owns a file descriptor and an advisory lock on the log: one per room and
 /// process, used from one task or actor at a time. Call `close()` to flush waiting remote
