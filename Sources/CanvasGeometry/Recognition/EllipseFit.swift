@@ -145,9 +145,9 @@ struct FittedEllipse {
     /// `jacobian`; a few iterations suffice from the algebraic start. It stops when a step
     /// gains less than a millionth of the sum of squares (the RMS distance then moves by
     /// half a millionth of itself: under a ten-thousandth of a pixel for any ellipse within
-    /// the recogniser's tolerance on a 2,000 px stroke), or after
-    /// 20 steps. A stroke far from any ellipse (a scribble) improves by a constant fraction
-    /// a step, and ran all 20 when the bound was a billionth.
+    /// the recogniser's tolerance on a 2,000 px stroke), or after 20 steps. On a stroke far
+    /// from any ellipse (a scribble) each step gains about half what the one before did: it
+    /// ran all 20 when the bound was a billionth.
     private static func refine(_ parameters: inout SIMD8<Double>, to points: UnsafeBufferPointer<Point>) {
         let n = points.count
         withUnsafeTemporaryAllocation(of: Double.self, capacity: n) { buffer in
