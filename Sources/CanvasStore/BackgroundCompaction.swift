@@ -67,9 +67,7 @@ extension RoomStore {
     /// If the new log cannot be made, the old one is renamed back (if even that fails, the
     /// store is closed: reopening reads both).
     private func setLogAside() throws(StoreError) {
-        guard rename(logPath, rotatedLogPath) == 0 else {
-            throw StoreError(.io, path: logPath, "rename to \(Self.rotatedLogFileName): \(String(cString: strerror(errno)))")
-        }
+        try FileSystem.rename(logPath, to: rotatedLogPath)
         let fresh: Int32
         do throws(StoreError) {
             fresh = try FileSystem.openForAppending(logPath)
@@ -81,7 +79,7 @@ extension RoomStore {
                 throw error
             }
         } catch {
-            if rename(rotatedLogPath, logPath) != 0 { closeLog() }
+            if (try? FileSystem.rename(rotatedLogPath, to: logPath)) == nil { closeLog() }
             throw error
         }
         replaceLog(with: fresh)

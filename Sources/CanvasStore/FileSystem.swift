@@ -11,6 +11,11 @@ private func posixRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _
     read(descriptor, buffer, count)
 }
 
+/// `rename(2)`, reachable where `FileSystem.rename` shadows it.
+private func posixRename(_ path: String, _ target: String) -> Int32 {
+    rename(path, target)
+}
+
 /// The few POSIX calls the store needs, with errors that name the file and the call.
 /// Durability comes from `fsync` on files and on the folders whose entries change.
 enum FileSystem {
@@ -111,8 +116,13 @@ enum FileSystem {
             throw error
         }
         close(descriptor)
-        guard rename(temporary, path) == 0 else { throw failure("rename", temporary) }
+        try rename(temporary, to: path)
         try syncDirectory(folder)
+    }
+
+    /// Renames `path` to `target` (replacing it atomically if it exists).
+    static func rename(_ path: String, to target: String) throws(StoreError) {
+        guard posixRename(path, target) == 0 else { throw failure("rename", path) }
     }
 
     /// Removes a file if it exists.

@@ -145,9 +145,7 @@ public final class RoomStore {
             }
             let contents = try RoomContents.read(roomPath: roomPath)
             if let damage = contents.scan.damage.first {
-                guard contents.scan.hasOnlyTornTail else {
-                    throw StoreError(.corruptRecord, path: logPath, offset: damage.offset, damage.reason + corruptAdvice)
-                }
+                try refuseCorruption(contents.scan, path: logPath)
                 // The write that a crash cut short: never acknowledged, so dropped. Cut it
                 // off so that the next record starts on a clean line.
                 try FileSystem.truncate(log, to: damage.offset, path: logPath)
@@ -176,9 +174,7 @@ public final class RoomStore {
         let roomPath = try path(ofRoom: room, in: directory)
         guard FileSystem.exists(roomPath) else { throw missingRoom(room, directory) }
         let contents = try RoomContents.read(roomPath: roomPath)
-        if let damage = contents.scan.damage.first, !contents.scan.hasOnlyTornTail {
-            throw StoreError(.corruptRecord, path: roomPath + "/" + logFileName, offset: damage.offset, damage.reason + corruptAdvice)
-        }
+        try refuseCorruption(contents.scan, path: roomPath + "/" + logFileName)
         return contents.operations
     }
 
@@ -229,6 +225,13 @@ public final class RoomStore {
     /// The folder of `room` in the store `directory`.
     public static func path(ofRoom room: String, in directory: URL) throws(StoreError) -> String {
         directory.path + "/" + roomsFolderName + "/" + (try RoomFolder.name(forRoom: room))
+    }
+
+    /// Throws `.corruptRecord` for the first damaged record of the log at `path` unless its
+    /// only damage is a torn last record (the write a crash cut short).
+    static func refuseCorruption(_ scan: LogFormat.Scan, path: String) throws(StoreError) {
+        guard let damage = scan.damage.first, !scan.hasOnlyTornTail else { return }
+        throw StoreError(.corruptRecord, path: path, offset: damage.offset, damage.reason + corruptAdvice)
     }
 
     static let corruptAdvice =
@@ -403,10 +406,7 @@ struct RoomContents {
         }
         if let rotated {
             let scan = LogFormat.scan(rotated)
-            if let damage = scan.damage.first, !scan.hasOnlyTornTail {
-                throw StoreError(
-                    .corruptRecord, path: rotatedPath, offset: damage.offset, damage.reason + RoomStore.corruptAdvice)
-            }
+            try RoomStore.refuseCorruption(scan, path: rotatedPath)
             contents.rotated = (rotated.count, scan)
             contents.operations += scan.operations
         }
