@@ -42,8 +42,8 @@ struct OutlineMatch {
         // the loop over the stroke touches no array of arrays.
         withUnsafeTemporaryAllocation(of: Side.self, capacity: sides.count) { outline in
             withUnsafeTemporaryAllocation(of: Edge.self, capacity: edgeCount) { edges in
-                withUnsafeTemporaryAllocation(of: Double.self, capacity: 4 * edgeCount) { boxes in
-                    var edgeCount = 0
+                withUnsafeTemporaryAllocation(of: Double.self, capacity: 4 * edgeCount + edgeCount) { boxes in
+                    var (edgeCount, groupCount) = (0, 0)
                     for (k, side) in sides.enumerated() {
                         var travelled = 0.0
                         for i in side.indices.dropFirst() {
@@ -52,14 +52,32 @@ struct OutlineMatch {
                             edgeCount += 1
                             travelled += edge.length
                         }
+                        let sideEdges = (edgeCount - max(0, side.count - 1))..<edgeCount
                         (outline.baseAddress! + k).initialize(
-                            to: Side(first: side.first, edges: (edgeCount - max(0, side.count - 1))..<edgeCount, length: travelled))
+                            to: Side(
+                                first: side.first, edges: sideEdges, groups: groupCount..<(groupCount + sideEdges.count / 4),
+                                length: travelled))
+                        groupCount += sideEdges.count / 4
                     }
                     for (e, edge) in edges[..<edgeCount].enumerated() {
                         (boxes[e], boxes[edgeCount + e], boxes[2 * edgeCount + e], boxes[3 * edgeCount + e]) =
                             (edge.low.x, edge.low.y, edge.high.x, edge.high.y)
                     }
+                    // Each side's groups of four edges (from its first), bounded by one box.
+                    let groupRows = boxes.baseAddress! + 4 * edgeCount
+                    for side in outline[..<sides.count] {
+                        for (g, first) in zip(side.groups, stride(from: side.edges.lowerBound, to: side.edges.upperBound - 3, by: 4)) {
+                            var (low, high) = (edges[first].low, edges[first].high)
+                            for edge in edges[(first + 1)..<(first + 4)] {
+                                (low.x, low.y) = (min(low.x, edge.low.x), min(low.y, edge.low.y))
+                                (high.x, high.y) = (max(high.x, edge.high.x), max(high.y, edge.high.y))
+                            }
+                            (groupRows[g], groupRows[groupCount + g]) = (low.x, low.y)
+                            (groupRows[2 * groupCount + g], groupRows[3 * groupCount + g]) = (high.x, high.y)
+                        }
+                    }
                     let boxRows = Boxes(rows: boxes.baseAddress!, count: edgeCount)
+                    let groupBoxRows = Boxes(rows: groupRows, count: groupCount)
                     let (outline, edges) = (UnsafeBufferPointer(rebasing: outline[..<sides.count]), UnsafeBufferPointer(rebasing: edges[..<edgeCount]))
                     defer {
                         UnsafeMutablePointer(mutating: outline.baseAddress!).deinitialize(count: outline.count)
@@ -74,7 +92,8 @@ struct OutlineMatch {
                         // and a square root.
                         let sumLimit = limits.map { $0.rms * $0.rms * Double(stroke.count) * (1 + 1e-9) } ?? .infinity
                         for (index, point) in stroke.enumerated() {
-                            let nearest = Self.nearest(to: point, on: outline, edges, boxRows, guess: &guess)
+                            let nearest = Self.nearest(
+                                to: point, on: outline, edges, boxRows, groupBoxRows, guess: &guess)
                             sumOfSquares += nearest.distance * nearest.distance
                             largest = max(largest, nearest.distance)
                             (feet.baseAddress! + index).initialize(to: (nearest.side, nearest.position))
@@ -114,12 +133,13 @@ struct OutlineMatch {
     }
 
     /// The nearest foot of `point` on the sides of `outline`, whose edges are `edges` with
-    /// boxes `boxes`: the first of the nearest, side by side, each from its first point
-    /// along its edges. `guess` is an edge near the point, and becomes the nearest foot's.
+    /// boxes `boxes` (and `groupBoxes` for the sides' groups of four edges): the first of
+    /// the nearest, side by side, each from its first point along its edges. `guess` is an
+    /// edge near the point, and becomes the nearest foot's.
     @inline(__always)
     private static func nearest(
         to point: Point, on outline: UnsafeBufferPointer<Side>, _ edges: UnsafeBufferPointer<Edge>, _ boxes: Boxes,
-        guess: inout Int
+        _ groupBoxes: Boxes, guess: inout Int
     ) -> Nearest {
         var nearest = Nearest(to: point)
         // Edges whose boxes lie farther than the guessed edge's foot, by more than the
@@ -137,8 +157,25 @@ struct OutlineMatch {
             guard let first = side.first else { continue }
             nearest.consider(first, at: 0, on: k)
             var e = side.edges.lowerBound
-            // Four edges at a time while most are too far to matter; those that may are
-            // taken in order, as one at a time.
+            // Sixteen edges at a time, by their four groups' boxes, then the edges' boxes
+            // of the groups that may hold a nearer foot; four at a time; the rest one by
+            // one. The edges that may are taken in order, as one at a time: a box holds
+            // its edges' boxes, so a group passed over holds no edge that would be taken.
+            var g = side.groups.lowerBound
+            while e + 16 <= side.edges.upperBound {
+                let nearGroups = groupBoxes.mayHoldNearer(g, to: point, than: nearest.squaredDistance, limit: limit)
+                if any(nearGroups) {
+                    for group in 0..<4 where nearGroups[group] {
+                        let first = e + 4 * group
+                        let near = boxes.mayHoldNearer(first, to: point, than: nearest.squaredDistance, limit: limit)
+                        if any(near) {
+                            for lane in 0..<4 where near[lane] { consider(edge: first + lane, on: k) }
+                        }
+                    }
+                }
+                e += 16
+                g += 4
+            }
             while e + 4 <= side.edges.upperBound {
                 let near = boxes.mayHoldNearer(e, to: point, than: nearest.squaredDistance, limit: limit)
                 if any(near) {
@@ -159,6 +196,8 @@ struct OutlineMatch {
     struct Side {
         var first: Point?
         var edges: Range<Int>
+        /// Its groups of four edges, from the first (`edges.count / 4` of them).
+        var groups: Range<Int>
         var length: Double
     }
 

@@ -98,8 +98,12 @@ struct PolygonFit {
         var sums = [0.0, 0.0, 0.0, 0.0]
         var counts = [0, 0, 0, 0]
         for k in stroke.indices {
-            let distances = [along[k] - box.0, box.1 - along[k], across[k] - box.2, box.3 - across[k]]
-            let side = distances.indices.min { distances[$0] < distances[$1] }!
+            // The nearest side (the first of the nearest).
+            let distances = (along[k] - box.0, box.1 - along[k], across[k] - box.2, box.3 - across[k])
+            var (side, least) = (0, distances.0)
+            if distances.1 < least { (side, least) = (1, distances.1) }
+            if distances.2 < least { (side, least) = (2, distances.2) }
+            if distances.3 < least { side = 3 }
             sums[side] += side < 2 ? along[k] : across[k]
             counts[side] += 1
         }
