@@ -23,7 +23,7 @@ struct StraightRunPartition {
     init(closed points: [Point], fewestRuns: Int) {
         let moments = PointMoments(points, cyclic: true)
         let (count, minimum) = (points.count, Self.minimumRunLength)
-        let longest = max(0, count - (fewestRuns - 1) * minimum)
+        let longest = max(0, min(count - (fewestRuns - 1) * minimum, count / 2 + count / 8))
         let rowLength = longest + 1
         costs = [Double](unsafeUninitializedCapacity: count * rowLength) { costs, initialized in
             costs.initialize(repeating: 0)
@@ -67,8 +67,7 @@ struct StraightRunPartition {
     /// sequence's start (where people usually begin a polygon: at a corner), then each
     /// boundary of the best partition so far, until no start improves it.
     func runs(_ runs: Int) -> (runs: [Range<Int>], residual: Double)? {
-        guard runs >= 1, count >= runs * Self.minimumRunLength, count - (runs - 1) * Self.minimumRunLength <= longest
-        else { return nil }
+        guard runs >= 1, count >= runs * Self.minimumRunLength, runs * longest >= count else { return nil }
         // The dynamic program's table, shared by every start tried.
         var cost = [Double](repeating: .infinity, count: (runs + 1) * (count + 1))
         func partition(from start: Int, under bound: Double) -> (boundaries: [Int], residual: Double) {
@@ -116,7 +115,7 @@ struct StraightRunPartition {
                 }
                 // One run: it starts at the start.
                 for j in minimum...(count - (runs - 1) * minimum) {
-                    cost[width + j] = runsBeginning(at: 0)[j]
+                    cost[width + j] = j <= longest ? runsBeginning(at: 0)[j] : .infinity
                 }
                 // The layers before the last, taking each place i where their last run may
                 // begin in turn, for every end j at once.
@@ -126,15 +125,17 @@ struct StraightRunPartition {
                     let layer = cost + m * width
                     for j in ends { layer[j] = .infinity }
                     for i in ((m - 1) * minimum)...(ends.upperBound - minimum) where cost[(m - 1) * width + i] < bound {
+                        let (nearest, farthest) = (max(ends.lowerBound, i + minimum), min(ends.upperBound, i + longest))
+                        guard nearest <= farthest else { continue }
                         Self.lower(
                             layer, to: cost[(m - 1) * width + i], plus: runsBeginning(at: i), from: i,
-                            over: max(ends.lowerBound, i + minimum)...ends.upperBound)
+                            over: nearest...farthest)
                     }
                 }
                 // The last layer only needs the end.
                 if runs > 1 {
                     var least = Double.infinity
-                    for i in ((runs - 1) * minimum)...(count - minimum) {
+                    for i in max((runs - 1) * minimum, count - longest)...(count - minimum) {
                         let total = cost[(runs - 1) * width + i] + runsBeginning(at: i)[count - i]
                         if total < least { least = total }
                     }
@@ -151,7 +152,8 @@ struct StraightRunPartition {
                     boundaries[runs] = start + count
                     for m in stride(from: runs, to: 1, by: -1) {
                         let least = cost[m * width + j]
-                        let origins = ((m - 1) * minimum)..<max((m - 1) * minimum, j - minimum + 1)
+                        let first = max((m - 1) * minimum, j - longest)
+                        let origins = first..<max(first, j - minimum + 1)
                         let origin = least < .infinity
                             ? origins.first { cost[(m - 1) * width + $0] + runsBeginning(at: $0)[j - $0] == least } : nil
                         j = origin ?? 0
