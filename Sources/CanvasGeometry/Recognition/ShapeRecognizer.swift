@@ -251,19 +251,20 @@ public enum ShapeRecognizer {
         // point), and the head's end without the hook the pen makes as it lifts after the
         // last barb (the hook at the tail's end is part of the shaft, compared with itself).
         if !arrows.contains(where: \.isAccepted) {
-            var readings = [(points: whole, headLast: true, headFirst: true, forwardmostTip: true)]
+            var readings = [(points: whole, size: wholeSize, headLast: true, headFirst: true, forwardmostTip: true)]
             for (headLast, trimmed) in [(true, whole[...cuts.last]), (false, whole[cuts.first...])]
             where trimmed.count < whole.count {
-                readings += [false, true].map { (Array(trimmed), headLast, !headLast, $0) }
+                let points = Array(trimmed)
+                let size = StrokeResampling.diameter(of: points)
+                readings += [false, true].map { (points, size, headLast, !headLast, $0) }
             }
             for reading in readings {
-                let size = reading.points.count == whole.count ? wholeSize : StrokeResampling.diameter(of: reading.points)
                 arrows += arrowCandidates(
                     ArrowFit.candidates(
                         reading.points, hookLength: hookLength, sharpTurn: sharpTurn,
                         maximumBow: distanceTolerance * wholeSize, headLast: reading.headLast,
                         headFirst: reading.headFirst, forwardmostTip: reading.forwardmostTip),
-                    of: reading.points, size: size)
+                    of: reading.points, size: reading.size)
             }
         }
         if arrows.isEmpty {

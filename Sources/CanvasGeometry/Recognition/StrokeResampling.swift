@@ -110,27 +110,34 @@ enum StrokeResampling {
     /// tolerance, whatever its shape or rotation.
     static func diameter(of points: [Point]) -> Double {
         // Squared: one square root at the end. The largest does not depend on the order
-        // the pairs are taken in, so four at a time, each lane keeping its own.
-        var largest = SIMD4<Double>()
-        var last = 0.0
-        points.withUnsafeBufferPointer { points in
-            for i in points.indices {
-                let (x, y) = (points[i].x, points[i].y)
+        // the pairs are taken in, so four at a time, each lane keeping its own, from the
+        // coordinates in two arrays (four consecutive ones load at once).
+        let count = points.count
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * count) { buffer in
+            let (xs, ys) = (buffer.baseAddress!, buffer.baseAddress! + count)
+            for (k, point) in points.enumerated() {
+                (xs + k).initialize(to: point.x)
+                (ys + k).initialize(to: point.y)
+            }
+            var largest = SIMD4<Double>()
+            var last = 0.0
+            for i in 0..<count {
+                let (x, y) = (xs[i], ys[i])
                 var j = i + 1
-                while j + 4 <= points.count {
-                    let dx = SIMD4(points[j].x, points[j + 1].x, points[j + 2].x, points[j + 3].x)
-                    let dy = SIMD4(points[j].y, points[j + 1].y, points[j + 2].y, points[j + 3].y)
+                while j + 4 <= count {
+                    let dx = UnsafeRawPointer(xs + j).loadUnaligned(as: SIMD4<Double>.self)
+                    let dy = UnsafeRawPointer(ys + j).loadUnaligned(as: SIMD4<Double>.self)
                     let squares = (x - dx) * (x - dx) + (y - dy) * (y - dy)
                     // max(largest, square), lane by lane: the square when it is at least as large.
                     largest.replace(with: squares, where: squares .>= largest)
                     j += 4
                 }
-                for j in j..<points.count {
-                    let (dx, dy) = (x - points[j].x, y - points[j].y)
+                for j in j..<count {
+                    let (dx, dy) = (x - xs[j], y - ys[j])
                     last = max(last, dx * dx + dy * dy)
                 }
             }
+            return max(last, largest.max()).squareRoot()
         }
-        return max(last, largest.max()).squareRoot()
     }
 }
