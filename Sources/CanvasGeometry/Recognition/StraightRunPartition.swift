@@ -74,19 +74,9 @@ struct StraightRunPartition {
             self.partition(from: start, runs: runs, under: bound, cost: &cost)
         }
         var best = partition(from: 0, under: .infinity)
-        var tried = [Bool](repeating: false, count: count)
-        tried[0] = true
-        var improved = true
-        while improved {
-            improved = false
-            for boundary in best.boundaries.dropLast() where !tried[boundary % count] {
-                tried[boundary % count] = true
-                let candidate = partition(from: boundary % count, under: best.residual)
-                if candidate.residual < best.residual {
-                    best = candidate
-                    improved = true
-                }
-            }
+        for boundary in best.boundaries.dropFirst().dropLast() {
+            let candidate = partition(from: boundary % count, under: best.residual)
+            if candidate.residual < best.residual { best = candidate }
         }
         return (zip(best.boundaries, best.boundaries.dropFirst()).map { $0..<$1 }, best.residual)
     }
