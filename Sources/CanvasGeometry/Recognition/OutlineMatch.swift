@@ -94,8 +94,9 @@ struct OutlineMatch {
                         for (index, point) in stroke.enumerated() {
                             let nearest = Self.nearest(
                                 to: point, on: outline, edges, boxRows, groupBoxRows, guess: &guess)
-                            sumOfSquares += nearest.distance * nearest.distance
-                            largest = max(largest, nearest.distance)
+                            let distance = nearest.distance
+                            sumOfSquares += distance * distance
+                            largest = max(largest, distance)
                             (feet.baseAddress! + index).initialize(to: (nearest.side, nearest.position))
                             if sumOfSquares > sumLimit || largest > limits?.largest ?? .infinity {
                                 givenUp = true
@@ -297,9 +298,8 @@ struct OutlineMatch {
     /// The nearest of the feet of a point considered so far: the first of the nearest.
     struct Nearest {
         let point: Point
-        private(set) var distance = Double.infinity
-        /// `distance` squared, as computed before its square root: a foot no nearer by this
-        /// measure is no nearer, and needs no square root.
+        /// The nearest foot's squared distance, as computed before its square root: a foot
+        /// no nearer by this measure is no nearer.
         private(set) var squaredDistance = Double.infinity
         private(set) var side = 0
         private(set) var position = 0.0
@@ -307,6 +307,9 @@ struct OutlineMatch {
         init(to point: Point) {
             self.point = point
         }
+
+        /// The distance to the nearest foot (`Point.distance(to:)`).
+        var distance: Double { squaredDistance.squareRoot() }
 
         /// The squared distance between two points, as `Point.distance(to:)` computes it
         /// before its square root.
@@ -322,9 +325,14 @@ struct OutlineMatch {
         mutating func consider(_ foot: Point, at position: Double, on side: Int) -> Bool {
             let squared = Self.squaredDistance(from: point, to: foot)
             guard squared < squaredDistance else { return false }
-            let distance = squared.squareRoot()
-            guard distance < self.distance else { return false }
-            (self.distance, squaredDistance, self.side, self.position) = (distance, squared, side, position)
+            // Nearer means a smaller distance, and two squares may round to one root: only
+            // a square within a hundred-billionth of the nearest's needs the roots (a
+            // clearly smaller square's root is smaller by more than its rounding). Then a
+            // foot at the same distance as an earlier one is not taken.
+            if !(squared < squaredDistance * (1 - 1e-14)) {
+                guard squared.squareRoot() < squaredDistance.squareRoot() else { return false }
+            }
+            (squaredDistance, self.side, self.position) = (squared, side, position)
             return true
         }
     }

@@ -14,7 +14,9 @@ struct StraightRunPartition {
     /// The points' moments, cyclic: runs may wrap round the end of the closed sequence.
     let moments: PointMoments
     private let count: Int
-    /// The longest run a partition into the fewest runs prepared for may use.
+    /// The longest run a partition may use: a side of a closed polygon is shorter than
+    /// the rest of it together, so half the points, and an eighth more for a stroke that
+    /// stops short of closing (or fewer, when the fewest runs prepared for need it).
     private let longest: Int
     /// The squared residual of every run: element start × (longest + 1) + length.
     private let costs: [Double]
@@ -65,7 +67,8 @@ struct StraightRunPartition {
     ///
     /// The optimum for a known first boundary is exact; that boundary is first the
     /// sequence's start (where people usually begin a polygon: at a corner), then each
-    /// boundary of the best partition so far, until no start improves it.
+    /// other boundary of that first partition in turn, keeping the best (when the stroke
+    /// starts mid-side, a corner it found is where the optimum is).
     func runs(_ runs: Int) -> (runs: [Range<Int>], residual: Double)? {
         guard runs >= 1, count >= runs * Self.minimumRunLength, runs * longest >= count else { return nil }
         // The dynamic program's table, shared by every start tried.
