@@ -16,8 +16,8 @@ struct OutlineMatch {
     /// The fraction of the whole shape that the stroke traces.
     var drawnFraction: Double
 
-    /// Compares `stroke` (equally spaced points) with a shape made of `sides`, each a
-    /// polyline.
+    /// Compares `stroke` (equally spaced points, `length` long when known) with a shape made
+    /// of `sides`, each a polyline.
     ///
     /// A side is drawn where the stroke runs along it: every stroke point belongs to its
     /// nearest side, where it covers its foot on that side; consecutive feet no farther
@@ -29,7 +29,10 @@ struct OutlineMatch {
     /// With `limits`, the match stops at the first stroke point that takes the distances
     /// beyond either (the root-mean-square distance, or the largest): the distances are
     /// then those of the points so far, already beyond the limit, and nothing is drawn.
-    init(stroke: [Point], sides: [[Point]], givingUpBeyond limits: (rms: Double, largest: Double)? = nil) {
+    init(
+        stroke: [Point], length: Double? = nil, sides: [[Point]],
+        givingUpBeyond limits: (rms: Double, largest: Double)? = nil
+    ) {
         let edgeCount = sides.reduce(0) { $0 + max(0, $1.count - 1) }
         var sumOfSquares = 0.0
         var largest = 0.0
@@ -104,7 +107,7 @@ struct OutlineMatch {
                             }
                         }
                         // How much of each side the feet on it cover.
-                        let bridge = 2 * StrokeResampling.length(of: stroke) / Double(max(stroke.count - 1, 1))
+                        let bridge = 2 * (length ?? StrokeResampling.length(of: stroke)) / Double(max(stroke.count - 1, 1))
                         withUnsafeTemporaryAllocation(of: Double.self, capacity: stroke.count) { positions in
                             for (k, side) in outline.enumerated() {
                                 var count = 0

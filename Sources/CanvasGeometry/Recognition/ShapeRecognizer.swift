@@ -114,16 +114,18 @@ public enum ShapeRecognizer {
             kind == .line ? (lineRMSTolerance, lineDistanceTolerance) : (rmsTolerance, distanceTolerance)
         }
 
-        /// The match of `stroke` (of size `size`) with a shape of `kind` made of `sides`;
-        /// with `decidingOnly`, given up as soon as the stroke strays beyond the
-        /// tolerances, which refuses it all the same.
+        /// The match of `stroke` (of size `size` and length `length`) with a shape of `kind`
+        /// made of `sides`; with `decidingOnly`, given up as soon as the stroke strays beyond
+        /// the tolerances, or farther on average than `closest` (the RMS distance of a shape
+        /// already accepted), which refuses it all the same or keeps it from being chosen.
         static func match(
-            _ stroke: [Point], size: Double, with kind: ShapeKind, sides: [[Point]], decidingOnly: Bool
+            _ stroke: [Point], size: Double, length: Double, with kind: ShapeKind, sides: [[Point]], decidingOnly: Bool,
+            closest: Double = .infinity
         ) -> OutlineMatch {
             let (rmsLimit, distanceLimit) = distanceLimits(of: kind)
             return OutlineMatch(
-                stroke: stroke, sides: sides,
-                givingUpBeyond: decidingOnly ? (rms: rmsLimit * size, largest: distanceLimit * size) : nil)
+                stroke: stroke, length: length, sides: sides,
+                givingUpBeyond: decidingOnly ? (rms: min(rmsLimit * size, closest), largest: distanceLimit * size) : nil)
         }
 
         /// The first test the stroke fails against this shape; nil when it passes them all.
@@ -180,30 +182,66 @@ public enum ShapeRecognizer {
             return []
         }
 
+        // Every match with the trimmed stroke needs its length (for what it traces).
+        let length = StrokeResampling.length(of: stroke)
+
         /// `sides`: the pieces the points should follow, by default the replacement's
-        /// segments; `following`: the points compared with them and their size, by default
-        /// the trimmed stroke.
+        /// segments; `following`: the points compared with them, their size and length, by
+        /// default the trimmed stroke; `closest`: see `Candidate.match`.
         func candidate(
             _ kind: ShapeKind, _ replacement: [Point], sides: [[Point]]? = nil,
-            following followed: (points: [Point], size: Double)? = nil
+            following followed: (points: [Point], size: Double, length: Double)? = nil, closest: Double = .infinity
         ) -> Candidate {
-            let (points, pointsSize) = followed ?? (stroke, size)
+            let (points, pointsSize, pointsLength) = followed ?? (stroke, size, length)
             let sides = sides ?? Self.segments(of: replacement)
-            let match = Candidate.match(points, size: pointsSize, with: kind, sides: sides, decidingOnly: decidingOnly)
+            let match = Candidate.match(
+                points, size: pointsSize, length: pointsLength, with: kind, sides: sides, decidingOnly: decidingOnly,
+                closest: closest)
             return Candidate(shape: RecognizedShape(kind: kind, points: replacement), match: match, size: pointsSize)
         }
         var result = [candidate(.line, FittedLine.segment(through: stroke))]
         result.reserveCapacity(8)
         if decidingOnly && result[0].isAccepted { return result }
+        // The ellipse is fitted first, though listed after the polygons: in `recognize`, a
+        // triangle or a rectangle of the whole stroke that follows the stroke less closely
+        // than an accepted ellipse cannot be chosen, and its match stops as soon as that is
+        // certain. (Not the split rectangle, whose acceptance decides whether the whole
+        // stroke's is tried, nor the arrows, whose acceptance decides the other readings.)
+        // An ellipse has no corners (which keeps most pentagons, close to their circles, from
+        // being taken for them), and one wider than the stroke cannot be mostly traced by it.
+        var ellipseCandidate: Candidate?
+        var ellipseRefusal: String?
+        if let ellipse = FittedEllipse(fitting: stroke) {
+            if ellipse.semiMajor > size {
+                ellipseRefusal = "the fitted ellipse is wider than the stroke"
+            } else if let corner = corner(of: stroke, beyond: ellipse) {
+                if !decidingOnly {
+                    let degrees = { (angle: Double) in Int((angle * 180 / .pi).rounded()) }
+                    let at = Int((100 * Double(corner.index) / Double(stroke.count - 1)).rounded())
+                    ellipseRefusal =
+                        "a corner \(at)% along the stroke: it turns \(degrees(corner.turn))° where the ellipse turns "
+                        + "\(degrees(corner.expected))° (more than \(degrees(cornerExcess))° beyond)"
+                }
+            } else {
+                let outline = ellipse.outline(tolerance: ellipseFlatness, minimumSegments: ellipseMinimumSegments)
+                ellipseCandidate = candidate(.ellipse, outline, sides: [outline])
+            }
+        } else {
+            ellipseRefusal = "the best conic through the stroke is not an ellipse"
+        }
+        var closest = ellipseCandidate.flatMap { $0.isAccepted ? $0.match.rmsDistance : nil } ?? .infinity
         let polygons = PolygonFit(stroke)
         if let triangle = polygons.triangle() {
-            result.append(candidate(.triangle, triangle))
+            let triangle = candidate(.triangle, triangle, closest: closest)
+            if triangle.isAccepted { closest = min(closest, triangle.match.rmsDistance) }
+            result.append(triangle)
         } else {
             note(.triangle, "no three straight runs meet in corners")
         }
         let split = polygons.rectangle(skewTolerance: skewTolerance).map {
             candidate(.rectangle, $0.rectangle, sides: segments(of: $0.drawn))
         }
+        if let split, split.isAccepted { closest = min(closest, split.match.rmsDistance) }
         // When the split into four runs fails or misses a side (on long rectangles, whose
         // short sides are cut off as hooks or folded into a long side's run), the
         // right-angled rectangle of the whole stroke's dominant direction, which the
@@ -211,7 +249,10 @@ public enum ShapeRecognizer {
         let oriented =
             split?.isAccepted == true
             ? nil
-            : PolygonFit.orientedRectangle(whole).map { candidate(.rectangle, $0, following: (whole, wholeSize)) }
+            : PolygonFit.orientedRectangle(whole).map {
+                candidate(
+                    .rectangle, $0, following: (whole, wholeSize, StrokeResampling.length(of: whole)), closest: closest)
+            }
         result += [split, oriented].compactMap { $0 }
         if split == nil {
             let degrees = Int((skewTolerance * 180 / .pi).rounded())
@@ -220,27 +261,17 @@ public enum ShapeRecognizer {
                 "the four straight runs meet at a corner more than \(degrees)° from square"
                     + (oriented == nil ? "" : " (the rectangle of the stroke's dominant direction was tried instead)"))
         }
-        // An ellipse has no corners (which keeps most pentagons, close to their circles, from
-        // being taken for them), and one wider than the stroke cannot be mostly traced by it.
-        if let ellipse = FittedEllipse(fitting: stroke) {
-            if ellipse.semiMajor > size {
-                note(.ellipse, "the fitted ellipse is wider than the stroke")
-            } else if let corner = corner(of: stroke, beyond: ellipse) {
-                let degrees = { (angle: Double) in Int((angle * 180 / .pi).rounded()) }
-                let at = Int((100 * Double(corner.index) / Double(stroke.count - 1)).rounded())
-                note(
-                    .ellipse,
-                    "a corner \(at)% along the stroke: it turns \(degrees(corner.turn))° where the ellipse turns "
-                        + "\(degrees(corner.expected))° (more than \(degrees(cornerExcess))° beyond)")
-            } else {
-                let outline = ellipse.outline(tolerance: ellipseFlatness, minimumSegments: ellipseMinimumSegments)
-                result.append(candidate(.ellipse, outline, sides: [outline]))
-            }
-        } else {
-            note(.ellipse, "the best conic through the stroke is not an ellipse")
+        if let ellipseCandidate {
+            result.append(ellipseCandidate)
+        } else if let ellipseRefusal {
+            note(.ellipse, ellipseRefusal)
         }
         func arrowCandidates(_ arrows: [ArrowFit], of points: [Point], size: Double) -> [Candidate] {
-            arrows.map { candidate(.arrow, $0.symmetricPolyline, sides: $0.drawnSides, following: (points, size)) }
+            guard !arrows.isEmpty else { return [] }
+            let length = StrokeResampling.length(of: points)
+            return arrows.map {
+                candidate(.arrow, $0.symmetricPolyline, sides: $0.drawnSides, following: (points, size, length))
+            }
         }
         var arrows = arrowCandidates(
             ArrowFit.candidates(
@@ -277,7 +308,7 @@ public enum ShapeRecognizer {
         // When no shape passes, the closed shapes again on the stroke's closed loop alone,
         // without a lead-in inside it or a run-out past its closure (`closedLoop`).
         if !result.contains(where: \.isAccepted), let loop = closedLoop(of: stroke, size: size) {
-            let followed = (points: loop, size: StrokeResampling.diameter(of: loop))
+            let followed = (points: loop, size: StrokeResampling.diameter(of: loop), length: StrokeResampling.length(of: loop))
             let polygons = PolygonFit(loop)
             if let triangle = polygons.triangle() { result.append(candidate(.triangle, triangle, following: followed)) }
             if let rectangle = polygons.rectangle(skewTolerance: skewTolerance) {
