@@ -88,7 +88,8 @@ let package = Package(
             name: "canvas",
             dependencies: [
                 "CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG", "CanvasStore", "CanvasNode", "CanvasBench",
-                "CanvasRuntime", "CanvasWeb", "LANCluster", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "CanvasRuntime", "CanvasWeb", "LANCluster", "COpenSSL",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -242,7 +242,6 @@ public final class Node: Service, Sendable {
         // Without a group of the app's, the node's I/O and its loop share one thread.
         let ownGroup = eventLoopGroup == nil ? MultiThreadedEventLoopGroup(numberOfThreads: 1) : nil
         let group: any EventLoopGroup = eventLoopGroup ?? ownGroup!
-        defer { ownGroup?.shutdownGracefully { _ in } }
         let executor = EventLoopTaskExecutor(group.next())
         let result: Result<Void, NodeError> = await withTaskExecutorPreference(executor) {
             do throws(NodeError) {
@@ -252,6 +251,9 @@ public final class Node: Service, Sendable {
                 return .failure(error)
             }
         }
+        // Its thread ends before `run` returns: the app may exit next, and a thread still
+        // ending while exit() tears down OpenSSL can crash the process.
+        try? await ownGroup?.shutdownGracefully()
         try result.get()
     }
 

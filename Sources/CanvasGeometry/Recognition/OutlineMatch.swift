@@ -58,8 +58,8 @@ struct OutlineMatch {
                         let sideEdges = (edgeCount - max(0, side.count - 1))..<edgeCount
                         (outline.baseAddress! + k).initialize(
                             to: Side(
-                                first: side.first, edges: sideEdges, groups: groupCount..<(groupCount + sideEdges.count / 4),
-                                length: travelled))
+                                first: side.first, edges: sideEdges,
+                                groups: groupCount..<(groupCount + sideEdges.count / 4), length: travelled))
                         groupCount += sideEdges.count / 4
                     }
                     for (e, edge) in edges[..<edgeCount].enumerated() {
@@ -69,7 +69,8 @@ struct OutlineMatch {
                     // Each side's groups of four edges (from its first), bounded by one box.
                     let groupRows = boxes.baseAddress! + 4 * edgeCount
                     for side in outline[..<sides.count] {
-                        for (g, first) in zip(side.groups, stride(from: side.edges.lowerBound, to: side.edges.upperBound - 3, by: 4)) {
+                        let firsts = stride(from: side.edges.lowerBound, to: side.edges.upperBound - 3, by: 4)
+                        for (g, first) in zip(side.groups, firsts) {
                             var (low, high) = (edges[first].low, edges[first].high)
                             for edge in edges[(first + 1)..<(first + 4)] {
                                 (low.x, low.y) = (min(low.x, edge.low.x), min(low.y, edge.low.y))
@@ -107,7 +108,8 @@ struct OutlineMatch {
                             }
                         }
                         // How much of each side the feet on it cover.
-                        let bridge = 2 * (length ?? StrokeResampling.length(of: stroke)) / Double(max(stroke.count - 1, 1))
+                        let strokeLength = length ?? StrokeResampling.length(of: stroke)
+                        let bridge = 2 * strokeLength / Double(max(stroke.count - 1, 1))
                         withUnsafeTemporaryAllocation(of: Double.self, capacity: stroke.count) { positions in
                             for (k, side) in outline.enumerated() {
                                 var count = 0

@@ -125,7 +125,8 @@ public enum ShapeRecognizer {
             let (rmsLimit, distanceLimit) = distanceLimits(of: kind)
             return OutlineMatch(
                 stroke: stroke, length: length, sides: sides,
-                givingUpBeyond: decidingOnly ? (rms: min(rmsLimit * size, closest), largest: distanceLimit * size) : nil)
+                givingUpBeyond: decidingOnly
+                    ? (rms: min(rmsLimit * size, closest), largest: distanceLimit * size) : nil)
         }
 
         /// The first test the stroke fails against this shape; nil when it passes them all.
@@ -204,8 +205,8 @@ public enum ShapeRecognizer {
         if decidingOnly && result[0].isAccepted { return result }
         // The ellipse is fitted first, though listed after the polygons: in `recognize`, a
         // triangle or a rectangle of the whole stroke that follows the stroke less closely
-        // than an accepted ellipse cannot be chosen, and its match stops as soon as that is
-        // certain. (Not the split rectangle, whose acceptance decides whether the whole
+        // than a shape already accepted cannot be chosen, and its match stops as soon as
+        // that is certain. (Not the split rectangle, whose acceptance decides whether the whole
         // stroke's is tried, nor the arrows, whose acceptance decides the other readings.)
         // An ellipse has no corners (which keeps most pentagons, close to their circles, from
         // being taken for them), and one wider than the stroke cannot be mostly traced by it.
@@ -308,7 +309,9 @@ public enum ShapeRecognizer {
         // When no shape passes, the closed shapes again on the stroke's closed loop alone,
         // without a lead-in inside it or a run-out past its closure (`closedLoop`).
         if !result.contains(where: \.isAccepted), let loop = closedLoop(of: stroke, size: size) {
-            let followed = (points: loop, size: StrokeResampling.diameter(of: loop), length: StrokeResampling.length(of: loop))
+            let followed = (
+                points: loop, size: StrokeResampling.diameter(of: loop), length: StrokeResampling.length(of: loop)
+            )
             let polygons = PolygonFit(loop)
             if let triangle = polygons.triangle() { result.append(candidate(.triangle, triangle, following: followed)) }
             if let rectangle = polygons.rectangle(skewTolerance: skewTolerance) {
