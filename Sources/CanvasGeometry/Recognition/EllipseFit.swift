@@ -168,17 +168,29 @@ struct FittedEllipse {
                         jacobian(current, points, into: rows)
                         // The damped normal equations (JᵀJ + λ diag JᵀJ) δ = −Jᵀr: row r of
                         // the augmented system is the sum over the points of Jᵢᵣ × (Jᵢ, −rᵢ),
-                        // each entry summed in the points' order (five local sums, so that
-                        // they stay in registers).
-                        var sums = (SIMD8<Double>(), SIMD8<Double>(), SIMD8<Double>(), SIMD8<Double>(), SIMD8<Double>())
+                        // each entry summed in the points' order. The matrix is symmetric:
+                        // each product Jᵢᵣ Jᵢc with c ≥ r (and Jᵢᵣ × −rᵢ) is summed once, four
+                        // at a time in five local sums that stay in registers, and mirrored
+                        // (the same terms in the same order as summing row c).
+                        var upper = (SIMD4<Double>(), SIMD4<Double>(), SIMD4<Double>(), SIMD4<Double>(), SIMD4<Double>())
                         for row in rows {
-                            sums.0 += row[0] * row
-                            sums.1 += row[1] * row
-                            sums.2 += row[2] * row
-                            sums.3 += row[3] * row
-                            sums.4 += row[4] * row
+                            let (j0, j1, j2, j3, j4, j5) = (row[0], row[1], row[2], row[3], row[4], row[5])
+                            upper.0 += SIMD4(j0, j0, j0, j0) * SIMD4(j0, j1, j2, j3)
+                            upper.1 += SIMD4(j0, j0, j1, j1) * SIMD4(j4, j5, j1, j2)
+                            upper.2 += SIMD4(j1, j1, j1, j2) * SIMD4(j3, j4, j5, j2)
+                            upper.3 += SIMD4(j2, j2, j2, j3) * SIMD4(j3, j4, j5, j3)
+                            upper.4 += SIMD4(j3, j3, j4, j4) * SIMD4(j4, j5, j4, j5)
                         }
-                        system = sums
+                        let (e00, e01, e02, e03) = (upper.0[0], upper.0[1], upper.0[2], upper.0[3])
+                        let (e04, e05, e11, e12) = (upper.1[0], upper.1[1], upper.1[2], upper.1[3])
+                        let (e13, e14, e15, e22) = (upper.2[0], upper.2[1], upper.2[2], upper.2[3])
+                        let (e23, e24, e25, e33) = (upper.3[0], upper.3[1], upper.3[2], upper.3[3])
+                        let (e34, e35, e44, e45) = (upper.4[0], upper.4[1], upper.4[2], upper.4[3])
+                        system = (
+                            SIMD8(e00, e01, e02, e03, e04, e05, 0, 0), SIMD8(e01, e11, e12, e13, e14, e15, 0, 0),
+                            SIMD8(e02, e12, e22, e23, e24, e25, 0, 0), SIMD8(e03, e13, e23, e33, e34, e35, 0, 0),
+                            SIMD8(e04, e14, e24, e34, e44, e45, 0, 0)
+                        )
                         systemOf = current
                     }
                     let step = withUnsafeTemporaryAllocation(of: Double.self, capacity: 5 * 6) { augmented in
