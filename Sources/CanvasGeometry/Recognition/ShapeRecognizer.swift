@@ -283,20 +283,28 @@ public enum ShapeRecognizer {
         // point), and the head's end without the hook the pen makes as it lifts after the
         // last barb (the hook at the tail's end is part of the shaft, compared with itself).
         if !arrows.contains(where: \.isAccepted) {
-            var readings = [(points: whole, size: wholeSize, headLast: true, headFirst: true, forwardmostTip: true)]
+            // The whole stroke, and each end's trimmed stroke with both readings of the tip;
+            // a trimmed stroke's size is measured once, and only for a reading that fits.
+            var readings = [(points: whole, trimmed: -1, headLast: true, headFirst: true, forwardmostTip: true)]
+            var trimmedSizes: [Double?] = []
             for (headLast, trimmed) in [(true, whole[...cuts.last]), (false, whole[cuts.first...])]
             where trimmed.count < whole.count {
                 let points = Array(trimmed)
-                let size = StrokeResampling.diameter(of: points)
-                readings += [false, true].map { (points, size, headLast, !headLast, $0) }
+                readings += [false, true].map { (points, trimmedSizes.count, headLast, !headLast, $0) }
+                trimmedSizes.append(nil)
             }
             for reading in readings {
-                arrows += arrowCandidates(
-                    ArrowFit.candidates(
-                        reading.points, hookLength: hookLength, sharpTurn: sharpTurn,
-                        maximumBow: distanceTolerance * wholeSize, headLast: reading.headLast,
-                        headFirst: reading.headFirst, forwardmostTip: reading.forwardmostTip),
-                    of: reading.points, size: reading.size)
+                let fits = ArrowFit.candidates(
+                    reading.points, hookLength: hookLength, sharpTurn: sharpTurn,
+                    maximumBow: distanceTolerance * wholeSize, headLast: reading.headLast,
+                    headFirst: reading.headFirst, forwardmostTip: reading.forwardmostTip)
+                guard !fits.isEmpty else { continue }
+                var size = wholeSize
+                if reading.trimmed >= 0 {
+                    size = trimmedSizes[reading.trimmed] ?? StrokeResampling.diameter(of: reading.points)
+                    trimmedSizes[reading.trimmed] = size
+                }
+                arrows += arrowCandidates(fits, of: reading.points, size: size)
             }
         }
         if arrows.isEmpty {
