@@ -61,9 +61,8 @@ struct ArrowFit {
             }
             let tail = points[0]
             let shaft = Array(points[...tipIndex])
-            guard
-                shaft.allSatisfy({ OutlineMatch.foot(of: $0, on: [tail, points[tipIndex]]).distance <= maximumBow })
-            else {
+            let chord = [tail, points[tipIndex]]
+            guard shaft.allSatisfy({ OutlineMatch.foot(of: $0, on: chord).distance <= maximumBow }) else {
                 return []
             }
             // The shaft's last quarter gives the axis the head is drawn about.
@@ -79,9 +78,11 @@ struct ArrowFit {
                 let ahead = points[headStart...].indices.min {
                     axis.dot(points[$0] - points[headStart]) < axis.dot(points[$1] - points[headStart])
                 }!
-                guard ahead != headStart,
-                    shaft.allSatisfy({ OutlineMatch.foot(of: $0, on: [tail, points[ahead]]).distance <= maximumBow })
-                else { return [] }
+                guard ahead != headStart else { return [] }
+                let chordAhead = [tail, points[ahead]]
+                guard shaft.allSatisfy({ OutlineMatch.foot(of: $0, on: chordAhead).distance <= maximumBow }) else {
+                    return []
+                }
                 tipIndex = ahead
             }
             let tip = points[tipIndex]

@@ -329,16 +329,20 @@ struct OutlineMatch {
         @inline(__always) @discardableResult
         mutating func consider(_ foot: Point, at position: Double, on side: Int) -> Bool {
             let squared = Self.squaredDistance(from: point, to: foot)
-            guard squared < squaredDistance else { return false }
-            // Nearer means a smaller distance, and two squares may round to one root: only
-            // a square within a hundred-billionth of the nearest's needs the roots (a
-            // clearly smaller square's root is smaller by more than its rounding). Then a
-            // foot at the same distance as an earlier one is not taken.
-            if !(squared < squaredDistance * (1 - 1e-14)) {
-                guard squared.squareRoot() < squaredDistance.squareRoot() else { return false }
-            }
+            // A foot at the same distance as an earlier one is not taken.
+            guard Self.isNearer(squared, than: squaredDistance) else { return false }
             (squaredDistance, self.side, self.position) = (squared, side, position)
             return true
+        }
+
+        /// Whether the distance whose square is `squared` is less than the one whose square
+        /// is `other`, as the square roots compare: two squares may round to one root. Only
+        /// a square within a hundred-billionth of the other needs the roots (a clearly
+        /// smaller square's root is smaller by more than its rounding).
+        @inline(__always)
+        static func isNearer(_ squared: Double, than other: Double) -> Bool {
+            guard squared < other else { return false }
+            return squared < other * (1 - 1e-14) || squared.squareRoot() < other.squareRoot()
         }
     }
 }

@@ -379,11 +379,13 @@ public enum ShapeRecognizer {
         let n = stroke.count
         let reach = Int(closureReach * Double(n - 1))
         guard reach >= 1, n > 2 * reach + 2 else { return nil }
-        var best = (first: 0, last: n - 1, distance: stroke[0].distance(to: stroke[n - 1]))
+        // The first of the closest pairs (compared as `Point.distance(to:)` would).
+        let squaredDistance = OutlineMatch.Nearest.squaredDistance(from:to:)
+        var best = (first: 0, last: n - 1, squared: squaredDistance(stroke[0], stroke[n - 1]))
         for i in 0...reach {
             for j in (n - 1 - reach)...(n - 1) {
-                let distance = stroke[i].distance(to: stroke[j])
-                if distance < best.distance { best = (i, j, distance) }
+                let squared = squaredDistance(stroke[i], stroke[j])
+                if OutlineMatch.Nearest.isNearer(squared, than: best.squared) { best = (i, j, squared) }
             }
         }
         guard best.first > 0 || best.last < n - 1 else { return nil }
