@@ -44,8 +44,8 @@ struct ArrowFit {
         headFirst: Bool = true, forwardmostTip: Bool = false
     ) -> [ArrowFit] {
         let filter = StrokeResampling.SharpTurnFilter(angle: sharpTurn)
-        let readings: [[Point]] = (headLast ? [stroke] : []) + (headFirst ? [stroke.reversed()] : [])
-        return readings.flatMap { points -> [ArrowFit] in
+        /// The readings with the head at the end of `points`.
+        func readings(_ points: [Point]) -> [ArrowFit] {
             let start = max(StrokeResampling.turnReach, Int(hookLength * Double(points.count - 1)))
             guard start < points.count - StrokeResampling.turnReach,
                 var tipIndex = (start..<(points.count - StrokeResampling.turnReach)).first(where: {
@@ -122,6 +122,10 @@ struct ArrowFit {
             closed.drawnSides.append([first, second])
             return [open, closed]
         }
+        var fits: [ArrowFit] = []
+        if headLast { fits += readings(stroke) }
+        if headFirst { fits += readings(stroke.reversed()) }
+        return fits
     }
 
     /// The arrow made straight and symmetric: the shaft from tail to tip, and two barbs of

@@ -95,8 +95,8 @@ struct PolygonFit {
         let across = stroke.map { $0.dot(v) }
         let box = (along.min()!, along.max()!, across.min()!, across.max()!)
         // Offsets of the sides: low u, high u, low v, high v.
-        var sums = [0.0, 0.0, 0.0, 0.0]
-        var counts = [0, 0, 0, 0]
+        var sums = SIMD4<Double>()
+        var counts = SIMD4<Int>()
         for k in stroke.indices {
             // The nearest side (the first of the nearest).
             let distances = (along[k] - box.0, box.1 - along[k], across[k] - box.2, box.3 - across[k])
@@ -107,8 +107,8 @@ struct PolygonFit {
             sums[side] += side < 2 ? along[k] : across[k]
             counts[side] += 1
         }
-        guard counts.allSatisfy({ $0 > 0 }) else { return nil }
-        let offset = (0..<4).map { sums[$0] / Double(counts[$0]) }
+        guard counts.min() > 0 else { return nil }
+        let offset = sums / SIMD4<Double>(counts)
         let corners = [
             u * offset[0] + v * offset[2], u * offset[1] + v * offset[2],
             u * offset[1] + v * offset[3], u * offset[0] + v * offset[3],
@@ -136,7 +136,6 @@ struct PolygonFit {
 
     private static func closed(_ corners: [Point], from start: Point) -> [Point] {
         let first = corners.indices.min { corners[$0].distance(to: start) < corners[$1].distance(to: start) }!
-        let rotated = Array(corners[first...] + corners[..<first])
-        return rotated + [rotated[0]]
+        return (0...corners.count).map { corners[(first + $0) % corners.count] }
     }
 }
