@@ -60,11 +60,12 @@ struct ArrowFit {
                 tipIndex += 1
             }
             let tail = points[0]
-            let shaft = Array(points[...tipIndex])
-            let chord = [tail, points[tipIndex]]
-            guard shaft.allSatisfy({ OutlineMatch.foot(of: $0, on: chord).distance <= maximumBow }) else {
-                return []
+            let shaft = points[...tipIndex]
+            /// Whether the shaft strays at most `maximumBow` from the chord from the tail to `end`.
+            func isStraight(to end: Point) -> Bool {
+                shaft.allSatisfy { OutlineMatch.distance(of: $0, toSegmentFrom: tail, to: end) <= maximumBow }
             }
+            guard isStraight(to: points[tipIndex]) else { return [] }
             // The shaft's last quarter gives the axis the head is drawn about.
             let toShaft = points[tipIndex - max(1, tipIndex / 4)] - points[tipIndex]
             guard toShaft.length > 0 else { return [] }
@@ -78,22 +79,22 @@ struct ArrowFit {
                 let ahead = points[headStart...].indices.min {
                     axis.dot(points[$0] - points[headStart]) < axis.dot(points[$1] - points[headStart])
                 }!
-                guard ahead != headStart else { return [] }
-                let chordAhead = [tail, points[ahead]]
-                guard shaft.allSatisfy({ OutlineMatch.foot(of: $0, on: chordAhead).distance <= maximumBow }) else {
-                    return []
-                }
+                guard ahead != headStart, isStraight(to: points[ahead]) else { return [] }
                 tipIndex = ahead
             }
             let tip = points[tipIndex]
-            // Each head point's signed distance from the axis: its sign tells the side.
-            let offsets = points[headStart...].map { axis.cross($0 - tip) }
-            guard let farthestOneWay = offsets.indices.max(by: { offsets[$0] < offsets[$1] }),
-                let farthestOtherWay = offsets.indices.min(by: { offsets[$0] < offsets[$1] }),
-                offsets[farthestOneWay] > 0, offsets[farthestOtherWay] < 0
-            else { return [] }
+            // Each head point's signed distance from the axis (its sign tells the side): the
+            // first of the farthest each way.
+            var (farthestOneWay, farthestOtherWay) = (headStart, headStart)
+            var (most, least) = (axis.cross(points[headStart] - tip), axis.cross(points[headStart] - tip))
+            for index in (headStart + 1)..<points.count {
+                let offset = axis.cross(points[index] - tip)
+                if most < offset { (farthestOneWay, most) = (index, offset) }
+                if offset < least { (farthestOtherWay, least) = (index, offset) }
+            }
+            guard most > 0, least < 0 else { return [] }
             let (firstIndex, secondIndex) = (
-                headStart + min(farthestOneWay, farthestOtherWay), headStart + max(farthestOneWay, farthestOtherWay)
+                min(farthestOneWay, farthestOtherWay), max(farthestOneWay, farthestOtherWay)
             )
             let (first, second) = (points[firstIndex], points[secondIndex])
             let shaftLength = tail.distance(to: tip)
@@ -108,16 +109,14 @@ struct ArrowFit {
             }
             // Barbs no longer than the shaft, which is what makes it the shaft.
             let lengths = (minimumBarbRatio * shaftLength)...shaftLength
-            guard
-                [first, second].allSatisfy({ barb in
-                    let arm = barb - tip
-                    return lengths.contains(arm.length)
-                        && barbAngles.contains(abs(atan2(axis.cross(arm), axis.dot(arm))))
-                })
-            else { return [] }
+            func isBarb(_ barb: Point) -> Bool {
+                let arm = barb - tip
+                return lengths.contains(arm.length) && barbAngles.contains(abs(atan2(axis.cross(arm), axis.dot(arm))))
+            }
+            guard isBarb(first), isBarb(second) else { return [] }
             let open = ArrowFit(
                 tail: tail, tip: tip, barbs: (first, second), axis: axis,
-                drawnSides: [shaft, [tip, first], [tip, second]])
+                drawnSides: [Array(shaft), [tip, first], [tip, second]])
             var closed = open
             closed.drawnSides.append([first, second])
             return [open, closed]

@@ -33,7 +33,38 @@ struct OutlineMatch {
         stroke: [Point], length: Double? = nil, sides: [[Point]],
         givingUpBeyond limits: (rms: Double, largest: Double)? = nil
     ) {
-        let edgeCount = sides.reduce(0) { $0 + max(0, $1.count - 1) }
+        self.init(stroke: stroke, length: length, sides: .each(sides), givingUpBeyond: limits)
+    }
+
+    /// The sides of a shape: polylines given one by one, or the edges of one polyline each
+    /// a side of its own (a triangle's or a rectangle's, without an array for each).
+    enum Sides {
+        case each([[Point]])
+        case edges(of: [Point])
+
+        var count: Int {
+            switch self {
+            case .each(let sides): sides.count
+            case .edges(of: let polyline): max(0, polyline.count - 1)
+            }
+        }
+
+        /// Side `k`'s points.
+        @inline(__always)
+        subscript(k: Int) -> ArraySlice<Point> {
+            switch self {
+            case .each(let sides): sides[k][...]
+            case .edges(of: let polyline): polyline[k...(k + 1)]
+            }
+        }
+    }
+
+    /// Compares `stroke` with a shape made of `sides` (see the other initialiser).
+    init(
+        stroke: [Point], length: Double? = nil, sides: Sides,
+        givingUpBeyond limits: (rms: Double, largest: Double)? = nil
+    ) {
+        let edgeCount = (0..<sides.count).reduce(0) { $0 + max(0, sides[$1].count - 1) }
         var sumOfSquares = 0.0
         var largest = 0.0
         var least = 1.0
@@ -47,7 +78,8 @@ struct OutlineMatch {
             withUnsafeTemporaryAllocation(of: Edge.self, capacity: edgeCount) { edges in
                 withUnsafeTemporaryAllocation(of: Double.self, capacity: 4 * edgeCount + edgeCount) { boxes in
                     var (edgeCount, groupCount) = (0, 0)
-                    for (k, side) in sides.enumerated() {
+                    for k in 0..<sides.count {
+                        let side = sides[k]
                         var travelled = 0.0
                         for i in side.indices.dropFirst() {
                             let edge = Edge(from: side[i - 1], to: side[i], after: travelled)
@@ -221,6 +253,16 @@ struct OutlineMatch {
             travelled += edge.length
         }
         return (nearest.distance, nearest.position)
+    }
+
+    /// The distance from `point` to the segment from `start` to `end`, as `foot(of:on:)`
+    /// measures it on the polyline `[start, end]`.
+    static func distance(of point: Point, toSegmentFrom start: Point, to end: Point) -> Double {
+        var nearest = Nearest(to: point)
+        nearest.consider(start, at: 0, on: 0)
+        let foot = Edge(from: start, to: end, after: 0).foot(of: point)
+        nearest.consider(foot.point, at: foot.position, on: 0)
+        return nearest.distance
     }
 
     /// A straight piece of a side, prepared for finding the feet of many points on it.

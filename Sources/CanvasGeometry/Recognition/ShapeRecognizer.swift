@@ -119,7 +119,8 @@ public enum ShapeRecognizer {
         /// the tolerances, or farther on average than `closest` (the RMS distance of a shape
         /// already accepted), which refuses it all the same or keeps it from being chosen.
         static func match(
-            _ stroke: [Point], size: Double, length: Double, with kind: ShapeKind, sides: [[Point]], decidingOnly: Bool,
+            _ stroke: [Point], size: Double, length: Double, with kind: ShapeKind, sides: OutlineMatch.Sides,
+            decidingOnly: Bool,
             closest: Double = .infinity
         ) -> OutlineMatch {
             let (rmsLimit, distanceLimit) = distanceLimits(of: kind)
@@ -187,14 +188,14 @@ public enum ShapeRecognizer {
         let length = StrokeResampling.length(of: stroke)
 
         /// `sides`: the pieces the points should follow, by default the replacement's
-        /// segments; `following`: the points compared with them, their size and length, by
+        /// edges; `following`: the points compared with them, their size and length, by
         /// default the trimmed stroke; `closest`: see `Candidate.match`.
         func candidate(
-            _ kind: ShapeKind, _ replacement: [Point], sides: [[Point]]? = nil,
+            _ kind: ShapeKind, _ replacement: [Point], sides: OutlineMatch.Sides? = nil,
             following followed: (points: [Point], size: Double, length: Double)? = nil, closest: Double = .infinity
         ) -> Candidate {
             let (points, pointsSize, pointsLength) = followed ?? (stroke, size, length)
-            let sides = sides ?? Self.segments(of: replacement)
+            let sides = sides ?? .edges(of: replacement)
             let match = Candidate.match(
                 points, size: pointsSize, length: pointsLength, with: kind, sides: sides, decidingOnly: decidingOnly,
                 closest: closest)
@@ -225,7 +226,7 @@ public enum ShapeRecognizer {
                 }
             } else {
                 let outline = ellipse.outline(tolerance: ellipseFlatness, minimumSegments: ellipseMinimumSegments)
-                ellipseCandidate = candidate(.ellipse, outline, sides: [outline])
+                ellipseCandidate = candidate(.ellipse, outline, sides: .each([outline]))
             }
         } else {
             ellipseRefusal = "the best conic through the stroke is not an ellipse"
@@ -240,7 +241,7 @@ public enum ShapeRecognizer {
             note(.triangle, "no three straight runs meet in corners")
         }
         let split = polygons.rectangle(skewTolerance: skewTolerance).map {
-            candidate(.rectangle, $0.rectangle, sides: segments(of: $0.drawn))
+            candidate(.rectangle, $0.rectangle, sides: .edges(of: $0.drawn))
         }
         if let split, split.isAccepted { closest = min(closest, split.match.rmsDistance) }
         // When the split into four runs fails or misses a side (on long rectangles, whose
@@ -271,7 +272,7 @@ public enum ShapeRecognizer {
             guard !arrows.isEmpty else { return [] }
             let length = StrokeResampling.length(of: points)
             return arrows.map {
-                candidate(.arrow, $0.symmetricPolyline, sides: $0.drawnSides, following: (points, size, length))
+                candidate(.arrow, $0.symmetricPolyline, sides: .each($0.drawnSides), following: (points, size, length))
             }
         }
         var arrows = arrowCandidates(
@@ -324,13 +325,13 @@ public enum ShapeRecognizer {
             if let triangle = polygons.triangle() { result.append(candidate(.triangle, triangle, following: followed)) }
             if let rectangle = polygons.rectangle(skewTolerance: skewTolerance) {
                 result.append(
-                    candidate(.rectangle, rectangle.rectangle, sides: segments(of: rectangle.drawn), following: followed))
+                    candidate(.rectangle, rectangle.rectangle, sides: .edges(of: rectangle.drawn), following: followed))
             }
             if let ellipse = FittedEllipse(fitting: loop), ellipse.semiMajor <= followed.size,
                 corner(of: loop, beyond: ellipse) == nil
             {
                 let outline = ellipse.outline(tolerance: ellipseFlatness, minimumSegments: ellipseMinimumSegments)
-                result.append(candidate(.ellipse, outline, sides: [outline], following: followed))
+                result.append(candidate(.ellipse, outline, sides: .each([outline]), following: followed))
             }
         }
         return result
@@ -406,10 +407,5 @@ public enum ShapeRecognizer {
             if point.x < a.x + (point.y - a.y) / (b.y - a.y) * (b.x - a.x) { inside.toggle() }
         }
         return inside
-    }
-
-    /// The segments of a polyline.
-    private static func segments(of polyline: [Point]) -> [[Point]] {
-        zip(polyline, polyline.dropFirst()).map { [$0, $1] }
     }
 }
