@@ -76,7 +76,16 @@ struct StraightRunPartition {
         func partition(from start: Int, under bound: Double) -> (boundaries: [Int], residual: Double) {
             self.partition(from: start, runs: runs, under: bound, cost: &cost)
         }
-        var best = partition(from: 0, under: .infinity)
+        // The first program is bounded by the residual of equal runs from the start (summed
+        // as the program sums: its optimum is at most that), which spares it every place
+        // whose runs so far cost more; should it find nothing under that, unbounded.
+        var equalRuns = 0.0
+        for k in 0..<runs {
+            let (from, to) = (k * count / runs, (k + 1) * count / runs)
+            equalRuns += costs[from * (longest + 1) + (to - from)]
+        }
+        var best = partition(from: 0, under: equalRuns.nextUp)
+        if best.boundaries.isEmpty { best = partition(from: 0, under: .infinity) }
         for boundary in best.boundaries.dropFirst().dropLast() {
             let candidate = partition(from: boundary % count, under: best.residual)
             if candidate.residual < best.residual { best = candidate }
