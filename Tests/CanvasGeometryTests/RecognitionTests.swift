@@ -307,7 +307,7 @@ struct RecognitionTests {
         let caret = StrokeResampling.resampled(
             [Point(x: 0, y: 100), Point(x: 20, y: 0), Point(x: 40, y: 100)], count: 64)
         let triangle = [Point(x: 0, y: 100), Point(x: 20, y: 0), Point(x: 40, y: 100), Point(x: 0, y: 100)]
-        let match = OutlineMatch(stroke: caret, sides: zip(triangle, triangle.dropFirst()).map { [$0, $1] })
+        let match = OutlineMatch(stroke: caret, sides: .edges(of: triangle))
         #expect(match.rmsDistance < 1e-9)
         #expect(match.leastDrawnSide < 0.1)
         #expect(match.drawnFraction < 0.85)

@@ -16,26 +16,6 @@ struct OutlineMatch {
     /// The fraction of the whole shape that the stroke traces.
     var drawnFraction: Double
 
-    /// Compares `stroke` (equally spaced points, `length` long when known) with a shape made
-    /// of `sides`, each a polyline.
-    ///
-    /// A side is drawn where the stroke runs along it: every stroke point belongs to its
-    /// nearest side, where it covers its foot on that side; consecutive feet no farther
-    /// apart than twice the stroke's sample spacing cover the stretch between them. So a
-    /// side that the stroke only passes near (the undrawn base of a caret read as a
-    /// triangle, the far side of a thin ellipse the stroke runs along one side of) counts as
-    /// undrawn.
-    ///
-    /// With `limits`, the match stops at the first stroke point that takes the distances
-    /// beyond either (the root-mean-square distance, or the largest): the distances are
-    /// then those of the points so far, already beyond the limit, and nothing is drawn.
-    init(
-        stroke: [Point], length: Double? = nil, sides: [[Point]],
-        givingUpBeyond limits: (rms: Double, largest: Double)? = nil
-    ) {
-        self.init(stroke: stroke, length: length, sides: .each(sides), givingUpBeyond: limits)
-    }
-
     /// The sides of a shape: polylines given one by one, or the edges of one polyline each
     /// a side of its own (a triangle's or a rectangle's, without an array for each).
     enum Sides {
@@ -59,7 +39,19 @@ struct OutlineMatch {
         }
     }
 
-    /// Compares `stroke` with a shape made of `sides` (see the other initialiser).
+    /// Compares `stroke` (equally spaced points, `length` long when known) with a shape made
+    /// of `sides`.
+    ///
+    /// A side is drawn where the stroke runs along it: every stroke point belongs to its
+    /// nearest side, where it covers its foot on that side; consecutive feet no farther
+    /// apart than twice the stroke's sample spacing cover the stretch between them. So a
+    /// side that the stroke only passes near (the undrawn base of a caret read as a
+    /// triangle, the far side of a thin ellipse the stroke runs along one side of) counts as
+    /// undrawn.
+    ///
+    /// With `limits`, the match stops at the first stroke point that takes the distances
+    /// beyond either (the root-mean-square distance, or the largest): the distances are
+    /// then those of the points so far, already beyond the limit, and nothing is drawn.
     init(
         stroke: [Point], length: Double? = nil, sides: Sides,
         givingUpBeyond limits: (rms: Double, largest: Double)? = nil
