@@ -22,10 +22,17 @@ extension RoomSession {
         planNextAnnounce(on: id, now: now)
     }
 
-    /// The next periodic announcement: `announceInterval` from now, jittered by ±25 %.
+    /// The next periodic announcement: `announceInterval` from now, jittered by ±25 %. While
+    /// anyone draws every summary differs and draws an answer of every bucket hash, so the
+    /// interval stretches with the members, as RTCP's reports do (RFC 3550 §6.2): the
+    /// transport as a whole hears about `summariesPerSecondWhileDrawing`.
     mutating func planNextAnnounce(on id: TransportID, now: Duration) {
         let jitter = 0.75 + 0.5 * Double.random(in: 0..<1, using: &random)
-        transports[id]!.nextAnnounce = now + configuration.announceInterval * jitter
+        var interval = configuration.announceInterval
+        if let rate = configuration.summariesPerSecondWhileDrawing, anyoneDrawing(now: now) {
+            interval = max(interval, .seconds(Double(transports[id]!.members.count + 1) / rate))
+        }
+        transports[id]!.nextAnnounce = now + interval * jitter
         transports[id]!.announcesEarly = false
     }
 
@@ -90,8 +97,11 @@ extension RoomSession {
     private mutating func sawAnswer(_ message: SyncMessage, toRequesterIn requesterRoot: UInt64?, via id: TransportID, now: Duration) {
         let root = document.digest.root
         let holdOff = now + configuration.announceInterval / 2
-        // Someone in our state answered this requester already: ours would repeat it.
-        if message.root == root, let requester = message.to,
+        // Someone in our state answered this requester already: ours would repeat it. While
+        // anyone draws no two replicas are in the same state (they differ by what is in
+        // flight), so any answer will do: the requester can use one exchange, and what only
+        // we hold goes out when we announce (PROTOCOL.md §13.5).
+        if message.root == root || anyoneDrawing(now: now), let requester = message.to,
             let pending = transports[id]!.pendingAnswers.removeValue(forKey: requester)
         {
             transports[id]!.answeredRoots[pending.root] = holdOff
@@ -121,6 +131,7 @@ extension RoomSession {
         let messages = MessagePacking.strokeMessages(
             node: nodeID, root: digest.root, to: message.node, buckets: buckets, maxBytes: transports[id]!.maxMessageBytes)
         guard spendSyncBudget(on: messages, via: id, now: now) else { return }
+        statistics.strokeListBytes += messages.reduce(0) { $0 + $1.count }
         sendSync(messages, to: .peer(peer), via: id, &actions)
         noteSyncing(peer, via: id, &actions)
     }
@@ -154,6 +165,7 @@ extension RoomSession {
             node: nodeID, root: document.digest.root, to: message.node, strokes: wanted,
             maxBytes: transports[id]!.maxMessageBytes)
         guard spendSyncBudget(on: messages, via: id, now: now) else { return }
+        statistics.strokeListBytes += messages.reduce(0) { $0 + $1.count }
         sendSync(messages, to: .peer(peer), via: id, &actions)
         noteSyncing(peer, via: id, &actions)
     }
@@ -181,6 +193,7 @@ extension RoomSession {
         transports[id]!.answeredRoots = transports[id]!.answeredRoots.filter { $0.value > now }
         transports[id]!.answeredRoots[root] = now + configuration.announceInterval / 2
         statistics.answers += 1
+        statistics.answerBytes += messages.reduce(0) { $0 + $1.count }
         sendSync(messages, to: .room, via: id, &actions)
     }
 

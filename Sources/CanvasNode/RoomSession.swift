@@ -155,10 +155,10 @@ public struct RoomSession: Sendable {
         case .timer:
             timer(now: now, &actions)
         case .local(let operations):
-            lastDrawnAnywhere = now
+            noteDrawing(now: now)
             local(operations, &actions)
         case .action(let action):
-            lastDrawnAnywhere = now
+            noteDrawing(now: now)
             local(replica.edit(for: action).operations, &actions)
         }
         updateDrawing(now: now, &actions)
@@ -314,7 +314,7 @@ public struct RoomSession: Sendable {
         // Repairs from a member we are exchanging summaries with, and the past, are not drawing.
         if isDrawing, transports[author.transport]?.syncing.contains(author.peer) != true {
             if lastDrawn.updateValue(now, forKey: author) == nil { drawingEntered = true }
-            lastDrawnAnywhere = now
+            noteDrawing(now: now)
         }
         actions.append(.persistRemote(novel))
         actions.append(.event(.applied(applied)))
@@ -390,13 +390,33 @@ public struct RoomSession: Sendable {
     /// is counted as deferred.
     mutating func spendSyncBudget(on messages: [[UInt8]], via id: TransportID, now: Duration) -> Bool {
         let bytes = messages.reduce(0) { $0 + $1.count }
-        let drawing = lastDrawnAnywhere.map { now - $0 < configuration.drawingWindow } ?? false
         let members = transports[id]!.members.count
+        let drawing = anyoneDrawing(now: now)
         guard transports[id]!.syncBudget?.spend(bytes, members: members, drawing: drawing, now: now) ?? true else {
             statistics.deferred += 1
             return false
         }
         return true
+    }
+
+    /// Whether any member (this one included) sent a novel operation within `drawingWindow`
+    /// of `now`: while so, replicas differ by what is in flight and anti-entropy yields.
+    func anyoneDrawing(now: Duration) -> Bool {
+        lastDrawnAnywhere.map { now - $0 < configuration.drawingWindow } ?? false
+    }
+
+    /// Someone drew at `now`. When that ends a quiet spell, the periodic announcements
+    /// planned for a quiet room are planned again, stretched (`planNextAnnounce`), except an
+    /// early one for a newcomer.
+    private mutating func noteDrawing(now: Duration) {
+        let quietUntilNow = !anyoneDrawing(now: now)
+        lastDrawnAnywhere = now
+        guard quietUntilNow, configuration.summariesPerSecondWhileDrawing != nil else { return }
+        for id in transports.keys {
+            guard let planned = transports[id]!.nextAnnounce, !transports[id]!.announcesEarly else { continue }
+            planNextAnnounce(on: id, now: now)
+            transports[id]!.nextAnnounce = max(planned, transports[id]!.nextAnnounce!)
+        }
     }
 
     private mutating func updateDrawing(now: Duration, _ actions: inout [SessionAction]) {

@@ -20,6 +20,10 @@ public struct SessionConfiguration: Sendable {
     public var seed: UInt64
     /// How often the digest root is announced to each room (jittered by ±25 %).
     public var announceInterval: Duration = .seconds(10)
+    /// While anyone drew in the last `drawingWindow`, periodic announcements stretch so that
+    /// all members of a transport together send about this many a second (never more often
+    /// than `announceInterval`). nil: they do not stretch.
+    public var summariesPerSecondWhileDrawing: Double? = 1
     /// Answer delays and suppression.
     public var suppression: Suppression = .randomDelay(base: .milliseconds(200), perMember: .milliseconds(50))
     /// A member that has sent no sync message this long after joining is taken for a
@@ -153,8 +157,13 @@ public struct SessionStatistics: Sendable, Hashable {
     /// Sync messages (SYNC_*) sent, and their bytes.
     public var syncMessages = 0
     public var syncBytes = 0
-    /// SYNC_BUCKETS answers (to one summary; counted once however many chunks).
+    /// SYNC_BUCKETS answers (to one summary; counted once however many chunks), and the
+    /// bytes of their messages.
     public var answers = 0
+    public var answerBytes = 0
+    /// Bytes of the stroke lists of exchanges (SYNC_STROKES and SYNC_WANT). The rest of
+    /// `syncBytes` are summaries (SYNC_SUMMARY).
+    public var strokeListBytes = 0
     /// Operations sent in answer to SYNC_STROKES, SYNC_WANT or a legacy member, and bytes.
     public var repairMessages = 0
     public var repairBytes = 0

@@ -194,6 +194,7 @@ public enum NodeEvent: Sendable, Hashable {
         case .syncStats(let room, let statistics):
             line = line.field("room", room).field("sync_messages", statistics.syncMessages)
                 .field("sync_bytes", statistics.syncBytes).field("answers", statistics.answers)
+                .field("answer_bytes", statistics.answerBytes).field("stroke_list_bytes", statistics.strokeListBytes)
                 .field("repair_messages", statistics.repairMessages).field("repair_bytes", statistics.repairBytes)
                 .field("deferred", statistics.deferred).field("rejected", statistics.rejected)
         case .traced(let room, let stroke, let offset, let points, let author, let nanoseconds):

@@ -97,8 +97,10 @@ extension Bench.Users {
                 result.lanPerPoint("repairs_sent")))
         lines.append(
             String(
-                format: "anti-entropy: %.1f bytes of summaries and %.1f bytes of repaired operations sent per point drawn (all nodes)",
-                result.syncPerPoint("sync_bytes"), result.syncPerPoint("repair_bytes")))
+                format: "anti-entropy: %.1f bytes of sync messages (%.1f of them answers, %.1f stroke lists, %d exchanges put off) "
+                    + "and %.1f bytes of repaired operations sent per point drawn (all nodes)",
+                result.syncPerPoint("sync_bytes"), result.syncPerPoint("answer_bytes"), result.syncPerPoint("stroke_list_bytes"),
+                result.syncTotal("deferred"), result.syncPerPoint("repair_bytes")))
         if run.withServer {
             let messages = result.xmppTotal("messages_sent")
             let operations = result.xmppTotal("operation_messages_sent")
@@ -145,6 +147,8 @@ extension Bench.Users {
             "lan_datagrams_per_point": result.lanPerPoint("datagrams_sent"), "lan_bytes_per_point": result.lanPerPoint("bytes_sent"),
             "lan_nacks_per_point": result.lanPerPoint("nacks_sent"), "lan_repairs_per_point": result.lanPerPoint("repairs_sent"),
             "sync_bytes_per_point": result.syncPerPoint("sync_bytes"), "repair_bytes_per_point": result.syncPerPoint("repair_bytes"),
+            "sync_answer_bytes_per_point": result.syncPerPoint("answer_bytes"),
+            "sync_stroke_list_bytes_per_point": result.syncPerPoint("stroke_list_bytes"), "sync_deferred": result.syncTotal("deferred"),
             "fell_behind": result.fellBehind, "xmpp_messages_sent": result.xmppTotal("messages_sent"),
             "xmpp_operation_messages_sent": result.xmppTotal("operation_messages_sent"),
             "xmpp_bytes_sent": result.xmppTotal("bytes_sent"), "generator_lag_max_s": result.generatorLagMax,

@@ -14,11 +14,16 @@ struct SimulatedNetwork {
         var loss = 0.05
         var duplication = 0.02
         var maxMessageBytes = 1200
+        /// A tenth of the default, to stress anti-entropy; so the rate at which summaries
+        /// stretch while members draw is ten times the default too.
         var announceInterval: Duration = .seconds(1)
+        var summariesPerSecondWhileDrawing: Double? = 10
         var suppression: SessionConfiguration.Suppression = .randomDelay(base: .milliseconds(100), perMember: .milliseconds(30))
         var legacyGrace: Duration? = .seconds(2)
         /// Whether the room may hold legacy peers (an XMPP room), or not (a LAN cluster).
         var legacyPeers = true
+        /// Whether anti-entropy's search is unlimited while members draw (no `SyncBudget`).
+        var unlimitedSyncWhileDrawing = false
     }
 
     enum Kind {
@@ -94,6 +99,8 @@ struct SimulatedNetwork {
         configuration.announceInterval = parameters.announceInterval
         configuration.suppression = parameters.suppression
         configuration.legacyGrace = parameters.legacyGrace
+        configuration.summariesPerSecondWhileDrawing = parameters.summariesPerSecondWhileDrawing
+        if parameters.unlimitedSyncWhileDrawing { configuration.syncBytesPerSecondWhileDrawing = nil }
         return configuration
     }
 
@@ -339,6 +346,9 @@ struct SimulatedNetwork {
             total.syncMessages += next.syncMessages
             total.syncBytes += next.syncBytes
             total.answers += next.answers
+            total.answerBytes += next.answerBytes
+            total.strokeListBytes += next.strokeListBytes
+            total.deferred += next.deferred
             total.repairMessages += next.repairMessages
             total.repairBytes += next.repairBytes
             total.rejected += next.rejected
