@@ -116,6 +116,30 @@ import Testing
         #expect(ratio("off") > ratio("on"))
     }
 
+    /// `members` started together and quiet for `quiet`, then every one drawing (each
+    /// editing with `chance` every 100 ms) for 10 s, sniffed; then quiet until `until`, by
+    /// when they must have converged. Returns the network as the drawing ended.
+    static func everyoneDraws(
+        members: Int, _ parameters: SimulatedNetwork.Parameters, quiet: Duration, chance: Double, until: Duration,
+        seed: UInt64
+    ) -> SimulatedNetwork {
+        var net = SimulatedNetwork(nodeCount: members, parameters: parameters, seed: seed)
+        for index in 0..<members { net.start(index) }
+        net.run(until: quiet)
+        net.sniff = true
+        for step in 1...100 {
+            net.run(until: quiet + .milliseconds(100 * step))
+            for index in 0..<members where net.rng.chance(chance) {
+                net.randomEdit(at: index)
+            }
+        }
+        let drawn = net
+        net.sniff = false
+        net.run(until: until)
+        #expect(net.converged() && net.nodes.indices.allSatisfy { net.missing(at: $0).isEmpty }, "seed \(seed)")
+        return drawn
+    }
+
     /// Ten members, every one drawing a few operations a second for 10 s, with no budget on
     /// anti-entropy: every replica differs from every other by what is in flight, so the
     /// rule of one state never cancels an answer, and every member used to answer every
@@ -128,21 +152,10 @@ import Testing
         var answers = 0
         var answered = 0
         for seed: UInt64 in 0..<3 {
-            var net = SimulatedNetwork(nodeCount: 10, parameters: parameters, seed: seed)
-            for index in 0..<10 { net.start(index) }
-            net.run(until: .seconds(2))
-            net.sniff = true
-            for step in 1...100 {
-                net.run(until: .seconds(2) + .milliseconds(100 * step))
-                for index in 0..<10 where net.rng.chance(0.5) {
-                    net.randomEdit(at: index)
-                }
-            }
+            let net = Self.everyoneDraws(
+                members: 10, parameters, quiet: .seconds(2), chance: 0.5, until: .seconds(20), seed: seed)
             answers += net.answersPerSummary.values.reduce(0, +)
             answered += net.answersPerSummary.count
-            net.sniff = false
-            net.run(until: .seconds(20))
-            #expect(net.converged() && net.nodes.indices.allSatisfy { net.missing(at: $0).isEmpty }, "seed \(seed)")
         }
         let ratio = Double(answers) / Double(max(answered, 1))
         print("answers per answered summary, 10 members all drawing: \(ratio) (\(answered) summaries answered)")
@@ -159,20 +172,9 @@ import Testing
             var parameters = SimulatedNetwork.Parameters()
             parameters.loss = 0
             parameters.summariesPerSecondWhileDrawing = rate
-            var net = SimulatedNetwork(nodeCount: 20, parameters: parameters, seed: seed)
-            for index in 0..<20 { net.start(index) }
-            net.run(until: .seconds(3))
-            net.sniff = true
-            for step in 1...100 {
-                net.run(until: .seconds(3) + .milliseconds(100 * step))
-                for index in 0..<20 where net.rng.chance(0.3) {
-                    net.randomEdit(at: index)
-                }
-            }
-            let sent = net.summariesSent.values.reduce(0, +)
-            net.run(until: .seconds(25))
-            #expect(net.converged() && net.nodes.indices.allSatisfy { net.missing(at: $0).isEmpty }, "seed \(seed)")
-            return sent
+            let net = Self.everyoneDraws(
+                members: 20, parameters, quiet: .seconds(3), chance: 0.3, until: .seconds(25), seed: seed)
+            return net.summariesSent.values.reduce(0, +)
         }
         let stretched = (0..<2 as Range<UInt64>).map { summaries(stretchedTo: 4, seed: $0) }
         let every = (0..<2 as Range<UInt64>).map { summaries(stretchedTo: nil, seed: $0) }
