@@ -28,12 +28,16 @@ extension RoomSession {
     /// transport as a whole hears about `summariesPerSecondWhileDrawing`.
     mutating func planNextAnnounce(on id: TransportID, now: Duration) {
         let jitter = 0.75 + 0.5 * Double.random(in: 0..<1, using: &random)
-        var interval = configuration.announceInterval
-        if let rate = configuration.summariesPerSecondWhileDrawing, anyoneDrawing(now: now) {
-            interval = max(interval, .seconds(Double(transports[id]!.members.count + 1) / rate))
-        }
-        transports[id]!.nextAnnounce = now + interval * jitter
+        transports[id]!.nextAnnounce = now + announceInterval(on: id, now: now) * jitter
         transports[id]!.announcesEarly = false
+    }
+
+    /// The mean periodic announce interval on transport `id` at `now` (see `planNextAnnounce`).
+    func announceInterval(on id: TransportID, now: Duration) -> Duration {
+        guard let rate = configuration.summariesPerSecondWhileDrawing, anyoneDrawing(now: now) else {
+            return configuration.announceInterval
+        }
+        return max(configuration.announceInterval, .seconds(Double(transports[id]!.members.count + 1) / rate))
     }
 
     mutating func handleSync(

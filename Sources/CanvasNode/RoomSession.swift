@@ -406,13 +406,13 @@ public struct RoomSession: Sendable {
     }
 
     /// Someone drew at `now`. When that ends a quiet spell, the periodic announcements
-    /// planned for a quiet room are planned again, stretched (`planNextAnnounce`), except an
-    /// early one for a newcomer.
+    /// planned for a quiet room are planned again where they stretch (`planNextAnnounce`),
+    /// except an early one for a newcomer.
     private mutating func noteDrawing(now: Duration) {
         let quietUntilNow = !anyoneDrawing(now: now)
         lastDrawnAnywhere = now
         guard quietUntilNow, configuration.summariesPerSecondWhileDrawing != nil else { return }
-        for id in transports.keys {
+        for id in transports.keys where announceInterval(on: id, now: now) > configuration.announceInterval {
             guard let planned = transports[id]!.nextAnnounce, !transports[id]!.announcesEarly else { continue }
             planNextAnnounce(on: id, now: now)
             transports[id]!.nextAnnounce = max(planned, transports[id]!.nextAnnounce!)

@@ -68,10 +68,14 @@ struct EndToEndRun {
         /// Anti-entropy's sends (all nodes, all transports) per point drawn.
         func syncPerPoint(_ key: String) -> Double { perPoint(\.syncStats, key) }
         /// A counter of anti-entropy, summed over every node.
-        func syncTotal(_ key: String) -> Int { nodes.reduce(0) { $0 + ($1.syncStats[key] ?? 0) } }
+        func syncTotal(_ key: String) -> Int { total(\.syncStats, key) }
         /// A counter of every node's shutdown report, summed, per point drawn.
         private func perPoint(_ report: KeyPath<NodeFigures, [String: Int]>, _ key: String) -> Double {
-            Double(nodes.reduce(0) { $0 + ($1[keyPath: report][key] ?? 0) }) / Double(max(1, totalPoints))
+            Double(total(report, key)) / Double(max(1, totalPoints))
+        }
+        /// A counter of every node's shutdown report, summed.
+        private func total(_ report: KeyPath<NodeFigures, [String: Int]>, _ key: String) -> Int {
+            nodes.reduce(0) { $0 + ($1[keyPath: report][key] ?? 0) }
         }
         /// What all nodes sent into the XMPP room, in total.
         func xmppTotal(_ key: String) -> Int { nodes.reduce(0) { $0 + ($1.xmppStats[key] ?? 0) } }
