@@ -34,6 +34,8 @@ struct EndToEndRun {
         var group: Int
         var cpuSeconds: Double
         var pointsReceived: Int
+        /// Points it held when the run ended.
+        var pointsHeld: Int
         var converged: Bool
         /// Seconds after the load's end when it held every point (nil: never).
         var convergedAfter: Double?
@@ -64,6 +66,16 @@ struct EndToEndRun {
             return points > 0 ? cpu / Double(points) * 1e6 : 0
         }
         var fellBehind: [String] { nodes.filter { !$0.converged }.map(\.name) }
+        /// The nodes that fell behind, with what tells why: the points each held, the LAN's
+        /// NACKs and given-up losses, and anti-entropy's answers and put-off exchanges.
+        var behind: [(name: String, held: Int, nacks: Int, lossesGivenUp: Int, answers: Int, deferred: Int)] {
+            nodes.filter { !$0.converged }.map {
+                (
+                    $0.name, $0.pointsHeld, $0.lanStats["nacks_sent"] ?? 0, $0.lanStats["losses_given_up"] ?? 0,
+                    $0.syncStats["answers"] ?? 0, $0.syncStats["deferred"] ?? 0
+                )
+            }
+        }
         func lanPerPoint(_ key: String) -> Double { perPoint(\.lanStats, key) }
         /// Anti-entropy's sends (all nodes, all transports) per point drawn.
         func syncPerPoint(_ key: String) -> Double { perPoint(\.syncStats, key) }
@@ -217,7 +229,8 @@ struct EndToEndRun {
             figures.append(
                 NodeFigures(
                     name: node.name, group: node.group, cpuSeconds: cpuAfter[index] - cpuBefore[index],
-                    pointsReceived: load.totalPoints - drawnAt[index], converged: reachedAt[index] != nil,
+                    pointsReceived: load.totalPoints - drawnAt[index], pointsHeld: finalFacts[index].points,
+                    converged: reachedAt[index] != nil,
                     convergedAfter: reachedAt[index].map { $0 > loadEnd ? Double($0 - loadEnd) / 1e9 : 0 },
                     lanStats: node.facts.lanStats, xmppStats: node.facts.xmppStats,
                     syncStats: node.facts.syncStats))

@@ -78,6 +78,11 @@ extension Bench.Users {
             result.converged
                 ? String(format: "converged: every node holds all %d points, %.2f s after the load's end", result.totalPoints, result.convergedAfter ?? 0)
                 : "NOT converged within \(Int(run.settle)) s: behind: \(result.fellBehind.joined(separator: ", "))")
+        for node in result.behind {
+            lines.append(
+                "  \(node.name) held \(node.held) of \(result.totalPoints) points; LAN: \(node.nacks) NACKs sent, "
+                    + "\(node.lossesGivenUp) losses given up; anti-entropy: \(node.answers) answers, \(node.deferred) exchanges put off")
+        }
         lines.append(
             "draw→apply, same LAN: p50 \(ms(result.sameLAN.median)), p99 \(ms(result.sameLAN.p99)), max \(ms(result.sameLAN.max)) (\(result.sameLAN.count) traced)")
         if run.groups > 1 {
@@ -149,7 +154,14 @@ extension Bench.Users {
             "sync_bytes_per_point": result.syncPerPoint("sync_bytes"), "repair_bytes_per_point": result.syncPerPoint("repair_bytes"),
             "sync_answer_bytes_per_point": result.syncPerPoint("answer_bytes"),
             "sync_stroke_list_bytes_per_point": result.syncPerPoint("stroke_list_bytes"), "sync_deferred": result.syncTotal("deferred"),
-            "fell_behind": result.fellBehind, "xmpp_messages_sent": result.xmppTotal("messages_sent"),
+            "fell_behind": result.fellBehind,
+            "behind": result.behind.map {
+                [
+                    "node": $0.name, "points_held": $0.held, "nacks_sent": $0.nacks, "losses_given_up": $0.lossesGivenUp,
+                    "answers": $0.answers, "deferred": $0.deferred,
+                ] as [String: Any]
+            },
+            "xmpp_messages_sent": result.xmppTotal("messages_sent"),
             "xmpp_operation_messages_sent": result.xmppTotal("operation_messages_sent"),
             "xmpp_bytes_sent": result.xmppTotal("bytes_sent"), "generator_lag_max_s": result.generatorLagMax,
             "load_average_1m": result.loadAverage,

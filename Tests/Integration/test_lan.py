@@ -328,6 +328,7 @@ class EndToEndBenchmark(unittest.TestCase):
         self.assertTrue(run["converged"], run)
         self.assertEqual(run["points"], 100 * 15 * 8)
         self.assertEqual(run["fell_behind"], [])
+        self.assertEqual(run["behind"], [])
         self.assertGreater(run["same_lan"]["count"], 0)
         self.assertGreater(run["across_xmpp"]["count"], 0)
         # Compact payloads on the LAN (PROTOCOL.md §15): JSON took 29 or more bytes a point.
