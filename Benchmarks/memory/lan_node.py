@@ -5,6 +5,7 @@ events, measured through /proc/PID/status."""
 import json
 import os
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -21,11 +22,24 @@ def private_lan():
     return port, f"239.255.{random.randrange(1, 255)}.{random.randrange(1, 255)}"
 
 
+# How many operations an `applied` event reports (events of earlier versions: one each).
+APPLIED_OPERATIONS = re.compile(rb'"operations":(\d+)')
+
+
 def supports_memory_flag(canvas):
     """Whether `canvas join` has `--memory` (the version that keeps replicas in a default
     data folder unless told otherwise)."""
     text = subprocess.run([canvas, "join", "--help"], capture_output=True, text=True).stdout
     return "--memory" in text
+
+
+def supports_option(canvas, option):
+    """Whether `canvas join` takes `option` (also a private one, which no help lists): given
+    with the value 0, which no option of this kind accepts, it fails on something else than
+    an unknown option."""
+    result = subprocess.run([canvas, "join", "--room", "probe", "--lan", option, "0"], capture_output=True, text=True,
+                            timeout=30)
+    return "Unknown option" not in result.stderr + result.stdout
 
 
 def status(pid):
@@ -49,10 +63,10 @@ def cpu_seconds(pid):
 class LANNode:
     """`canvas join --room ROOM --lan --events` with a store folder or none."""
 
-    def __init__(self, canvas, room, store=None, memory_flag=False, interface=None, log_path=os.devnull):
+    def __init__(self, canvas, room, store=None, memory_flag=False, interface=None, log_path=os.devnull, extra=()):  # noqa: PLR0913
         self.port, self.group = private_lan()
         self.command = [canvas, "join", "--room", room, "--lan", "--events", "--log-level", "warning",
-                        "--lan-port", str(self.port), "--lan-group", self.group]
+                        "--lan-port", str(self.port), "--lan-group", self.group, *extra]
         if interface:
             self.command += ["--lan-interface", interface]
         if store:
@@ -63,7 +77,7 @@ class LANNode:
         self.lock = threading.Lock()
         self.state = None  # the last `state` event
         self.first_state_time = None
-        self.applied_events = 0
+        self.applied_operations = 0  # summed over `applied` events (one per batch the node applied)
 
     def start(self):
         self.log = open(self.log_path, "w")
@@ -79,8 +93,9 @@ class LANNode:
             # thousands of `applied` lines that are not worth parsing.
             if b'"event":"state"' not in raw:
                 if raw.startswith(b'{"event":"applied"'):
+                    match = APPLIED_OPERATIONS.search(raw)
                     with self.lock:
-                        self.applied_events += 1
+                        self.applied_operations += int(match.group(1)) if match else 1
                 continue
             event = json.loads(raw)
             with self.lock:

@@ -17,6 +17,10 @@ public struct NodeConfiguration: Sendable {
         /// previous version: it announces neither, sends JSON in version 1 datagrams only, and
         /// refuses compact and packed payloads and version 2 (tests of mixed clusters use it).
         public var compactPayloads = true
+        /// At most this many sent fragments are kept to answer repair requests (nil: the
+        /// cluster's default, `ClusterConfiguration.retransmissionBufferFragments`). The
+        /// buffer fills up to this bound and its byte bound as the node sends, then stays.
+        public var retransmissionBufferFragments: Int?
 
         /// LAN settings: by default the first interface with multicast, 239.255.77.77:47777,
         /// no key.

@@ -285,6 +285,7 @@ final class NodeLoop {
         var cluster = ClusterConfiguration(room: replica.name)
         cluster.announcedCapabilities = settings.compactPayloads ? [.compactPayloads, .compactHeaders] : []
         cluster.beaconInterval = settings.beaconInterval
+        if let fragments = settings.retransmissionBufferFragments { cluster.retransmissionBufferFragments = fragments }
         var random = SystemRandomNumberGenerator()
         let driver: ClusterDriver
         do {

@@ -146,6 +146,9 @@ struct Join: AsyncParsableCommand {
     @Option(help: .private)  // Seconds between LAN beacons (tests shorten it).
     var lanBeaconInterval: Double?
 
+    @Option(help: .private)  // Sent fragments the LAN keeps for repairs (tests bound it: it fills for minutes).
+    var lanRetransmissionFragments: Int?
+
     @Flag(help: .private)  // Behave as a node of the previous version: JSON and version 1 datagrams only on the LAN (tests).
     var lanJSONOnly = false
 
@@ -163,6 +166,9 @@ struct Join: AsyncParsableCommand {
         }
         if jid == nil && passwordFile != nil { throw ValidationError("--password-file needs --jid USER@DOMAIN") }
         if let lanPort, !(1...65535).contains(lanPort) { throw ValidationError("--lan-port \(lanPort) is not a UDP port (1-65535)") }
+        if let lanRetransmissionFragments, lanRetransmissionFragments < 1 {
+            throw ValidationError("--lan-retransmission-fragments must be at least 1")
+        }
         if let lanBeaconInterval, !(lanBeaconInterval > 0) {
             throw ValidationError("--lan-beacon-interval must be a positive number of seconds")
         }
@@ -286,6 +292,7 @@ struct Join: AsyncParsableCommand {
                 if settings.key!.isEmpty { throw ValidationError("the LAN key file \(lanKeyFile) is empty") }
             }
             if let lanBeaconInterval { settings.beaconInterval = .milliseconds(Int(lanBeaconInterval * 1000)) }
+            settings.retransmissionBufferFragments = lanRetransmissionFragments
             settings.compactPayloads = !lanJSONOnly
             if let lanFaults {
                 do {
