@@ -65,7 +65,7 @@ struct EndToEndRun {
             let points = nodes.reduce(0) { $0 + $1.pointsReceived }
             return points > 0 ? cpu / Double(points) * 1e6 : 0
         }
-        var fellBehind: [String] { nodes.filter { !$0.converged }.map(\.name) }
+        var fellBehind: [String] { behind.map(\.name) }
         /// The nodes that fell behind, with what tells why: the points each held, the LAN's
         /// NACKs and given-up losses, and anti-entropy's answers and put-off exchanges.
         var behind: [(name: String, held: Int, nacks: Int, lossesGivenUp: Int, answers: Int, deferred: Int)] {
@@ -90,7 +90,7 @@ struct EndToEndRun {
             nodes.reduce(0) { $0 + ($1[keyPath: report][key] ?? 0) }
         }
         /// What all nodes sent into the XMPP room, in total.
-        func xmppTotal(_ key: String) -> Int { nodes.reduce(0) { $0 + ($1.xmppStats[key] ?? 0) } }
+        func xmppTotal(_ key: String) -> Int { total(\.xmppStats, key) }
     }
 
     func run() throws -> Result {
