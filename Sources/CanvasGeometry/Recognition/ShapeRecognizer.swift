@@ -279,17 +279,21 @@ public enum ShapeRecognizer {
             ArrowFit.candidates(
                 whole, hookLength: hookLength, sharpTurn: sharpTurn, maximumBow: distanceTolerance * wholeSize),
             of: whole, size: wholeSize)
-        // When no reading of the whole stroke passes, two more: the tip at the head's
+        // When no reading of the whole stroke passes, more: the tip at the head's
         // forwardmost point (a "<" drawn after the shaft, which the shaft meets short of its
         // point), and the head's end without the hook the pen makes as it lifts after the
-        // last barb (the hook at the tail's end is part of the shaft, compared with itself).
+        // last barb, sharp or rounded (a "J": `StrokeResampling.roundedHookCuts`); the hook at
+        // the tail's end is part of the shaft, compared with itself.
         if !arrows.contains(where: \.isAccepted) {
             // The whole stroke, and each end's trimmed stroke with both readings of the tip;
             // a trimmed stroke's size is measured once, and only for a reading that fits.
             var readings = [(points: whole, trimmed: -1, headLast: true, headFirst: true, forwardmostTip: true)]
             var trimmedSizes: [Double?] = []
-            for (headLast, trimmed) in [(true, whole[...cuts.last]), (false, whole[cuts.first...])]
-            where trimmed.count < whole.count {
+            let rounded = StrokeResampling.roundedHookCuts(whole, within: hookLength, sharperThan: sharpTurn)
+            var ends = [(true, whole[...cuts.last]), (false, whole[cuts.first...])]
+            if rounded.last != cuts.last { ends.append((true, whole[...rounded.last])) }
+            if rounded.first != cuts.first { ends.append((false, whole[rounded.first...])) }
+            for (headLast, trimmed) in ends where trimmed.count < whole.count {
                 let points = Array(trimmed)
                 readings += [false, true].map { (points, trimmedSizes.count, headLast, !headLast, $0) }
                 trimmedSizes.append(nil)

@@ -67,6 +67,39 @@ enum StrokeResampling {
         return (first, last)
     }
 
+    /// Where the stroke (equally spaced points) would be cut to drop the hooks at its ends
+    /// however rounded their turn: the first and last samples kept. A hook here is an end
+    /// piece, no longer than `fraction` of the stroke, that leaves the direction of the
+    /// stroke before it by more than `angle` (radians): the angle between the chord over
+    /// the `fraction` before a sample and the chord from that sample to the end (at the
+    /// start, mirrored). The cut is at the sample where that angle is largest.
+    ///
+    /// `hookCuts` measures a turn over a few samples, so a pen that curls as it lifts, a
+    /// "J" rather than a "V", turns too gently at any one sample to be cut there.
+    static func roundedHookCuts(_ stroke: [Point], within fraction: Double, sharperThan angle: Double) -> (
+        first: Int, last: Int
+    ) {
+        let window = Int(fraction * Double(stroke.count - 1))
+        let end = stroke.count - 1
+        guard window >= turnReach, stroke.count > 2 * (window + turnReach) else { return (0, end) }
+        /// The sample of `range` where the chords `before(i)` and `after(i)` differ most in
+        /// direction, when by more than `angle`.
+        func widest(_ range: ClosedRange<Int>, _ before: (Int) -> Point, _ after: (Int) -> Point) -> Int? {
+            var best: (index: Int, turn: Double)?
+            for i in range {
+                let (a, b) = (before(i), after(i))
+                let turn = abs(atan2(a.cross(b), a.dot(b)))
+                if turn > angle, turn > best?.turn ?? 0 { best = (i, turn) }
+            }
+            return best?.index
+        }
+        let first = widest(turnReach...window, { stroke[$0] - stroke[0] }, { stroke[$0 + window] - stroke[$0] }) ?? 0
+        let last =
+            widest((end - window)...(end - turnReach), { stroke[$0] - stroke[$0 - window] }, { stroke[end] - stroke[$0] })
+            ?? end
+        return (first, last)
+    }
+
     /// How many samples either side of a point the chords measuring its turn span, so that
     /// single-sample jitter is not mistaken for a turn.
     static let turnReach = 2
