@@ -305,9 +305,12 @@ final class RoomReplica {
     }
 
     /// `traced` events for the operations on traced strokes.
-    private func trace(_ applied: ArraySlice<AppliedOperation>, prefix: [UInt8], author: String?) {
-        let now = MonotonicTime.nanoseconds()
+    /// `author` names the operations' author (built only when one is traced).
+    private func trace(_ applied: ArraySlice<AppliedOperation>, prefix: [UInt8], author: () -> String?) {
+        var now: UInt64?
         for item in applied where item.operation.strokeID.rawValue.utf8.starts(with: prefix) {
+            let time = now ?? MonotonicTime.nanoseconds()
+            now = time
             let (offset, points): (Int, Int) =
                 switch item.operation {
                 case .add: (0, 1)
@@ -316,8 +319,8 @@ final class RoomReplica {
                 }
             emit(
                 .traced(
-                    room: name, stroke: item.operation.strokeID.rawValue, offset: offset, points: points, author: author,
-                    monotonicNanoseconds: now))
+                    room: name, stroke: item.operation.strokeID.rawValue, offset: offset, points: points, author: author(),
+                    monotonicNanoseconds: time))
         }
     }
 
@@ -329,7 +332,11 @@ final class RoomReplica {
                 let strokes = applied.compactMap { seen.insert($0.operation.strokeID).inserted ? $0.operation.strokeID.rawValue : nil }
                 emit(.changed(room: name, strokes: strokes))
             }
-            // One event per run of operations from the same author (a batch mixes authors).
+            // One event per run of operations from the same author (a batch mixes authors),
+            // built only for a subscriber, the metrics or the traces that take it (at a
+            // thousand authors a node applies a thousand runs a second).
+            let wantsApplied = wants("applied")
+            guard wantsApplied || metrics != nil || tracePrefix != nil else { return }
             var start = 0
             while start < applied.count {
                 let author = applied[start].author
@@ -337,9 +344,9 @@ final class RoomReplica {
                 while end < applied.count, applied[end].author == author { end += 1 }
                 var points = 0
                 for operation in applied[start..<end] { points += operation.effect.changedPoints?.count ?? 0 }
-                let authorName = author.map { "\($0.transport)/\($0.peer)" }
+                let authorName = { author.map { "\($0.transport)/\($0.peer)" } }
                 metrics?.applied(operations: end - start, points: points, via: author?.transport.rawValue ?? "local")
-                emit(.applied(room: name, operations: end - start, points: points, author: authorName))
+                if wantsApplied { emit(.applied(room: name, operations: end - start, points: points, author: authorName())) }
                 if let tracePrefix { trace(applied[start..<end], prefix: tracePrefix, author: authorName) }
                 start = end
             }

@@ -292,13 +292,12 @@ public struct ClusterNode: Sendable {
         let events = listeningPausedAt == nil ? membership.expire(now: now) : []
         actions += events.compactMap(Self.action(for:))
         if !events.isEmpty { actions += reviewMembers() }
-        for sender in senders.keys.sorted() {
-            guard var stream = senders[sender]!.stream else { continue }
-            let ranges = stream.dueRequests(now: now, configuration: configuration, random: &random)
-            counters.reassembliesAbandoned += stream.expireReassembly(
+        for sender in senders.keys.sorted() where senders[sender]!.stream != nil {
+            // In place, as in `receive(_:from:now:)`.
+            let ranges = senders[sender]!.stream!.dueRequests(now: now, configuration: configuration, random: &random)
+            counters.reassembliesAbandoned += senders[sender]!.stream!.expireReassembly(
                 now: now, timeout: configuration.reassemblyTimeout)
-            counters.lossesGivenUp = counters.lossesGivenUp.saturatingAdd(stream.takeGivenUp())
-            senders[sender]!.stream = stream
+            counters.lossesGivenUp = counters.lossesGivenUp.saturatingAdd(senders[sender]!.stream!.takeGivenUp())
             actions += requests(for: ranges, of: sender, now: now)
         }
         forgetSilentSenders(now: now)
@@ -348,9 +347,10 @@ public struct ClusterNode: Sendable {
     }
 
     private mutating func receive(_ fragment: DataFragment, from sender: SenderKey, now: Duration) -> [ClusterAction] {
-        var stream = senders[sender]!.stream ?? InboundStream(after: fragment.messageID - 1)
-        let outcome = stream.receive(fragment, now: now, configuration: configuration, random: &random)
-        senders[sender]!.stream = stream
+        if senders[sender]!.stream == nil { senders[sender]!.stream = InboundStream(after: fragment.messageID - 1) }
+        // In place: a copy taken out of `senders` would share the stream's sets and tables,
+        // and the first change to them would copy them whole.
+        let outcome = senders[sender]!.stream!.receive(fragment, now: now, configuration: configuration, random: &random)
         switch outcome {
         case .duplicate:
             counters.duplicateFragments += 1

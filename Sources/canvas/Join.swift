@@ -338,10 +338,12 @@ struct Join: AsyncParsableCommand {
             metrics: http == nil ? nil : Self.metricsFactory(registry))
         let wanted = eventNames
         let output = events || wanted != nil ? EventOutput(logger: logger) : nil
-        // Subscribed before the node starts, so that `started` is the first line.
+        // Subscribed before the node starts, so that `started` is the first line. Written
+        // from the node's own thread (the group has one): an event wakes no other thread.
+        // A reader that falls behind holds the node back either way (`EventSubscribers`).
         let printer = output.map { output in
             let events = wanted.map { node.events(named: $0) } ?? node.events
-            return Task {
+            return Task(executorPreference: EventLoopTaskExecutor(loopGroup.next())) {
                 for await event in events { output.write(event.ndjson) }
             }
         }
