@@ -142,6 +142,15 @@ extension Bench {
         @Flag(help: "Run end to end: real `canvas join` processes, LAN groups, an XMPP room.")
         var e2e = false
 
+        @Flag(
+            help: ArgumentHelp(
+                "In process, one node's receive path: the LAN datagrams of --members members whose authors draw as with "
+                    + "--e2e for --seconds, opened, applied and stored (--memory: not stored) on one thread."))
+        var receivePath = false
+
+        @Option(help: "With --receive-path: members sending (a group of 25 nodes has 24 besides the receiver).")
+        var members = 24
+
         @Option(help: "With --e2e: nodes (`canvas join` processes).")
         var nodes = 20
 
@@ -296,6 +305,10 @@ extension Bench {
                 try runEndToEnd()
                 return
             }
+            if receivePath {
+                try runReceivePath()
+                return
+            }
             let result = UsersBenchmark(users: users, batches: batches, pointsPerBatch: pointsPerBatch, repetitions: repetitions).run()
             if json {
                 try printJSON([
@@ -311,6 +324,44 @@ extension Bench {
             print(String(format: "%.0f points/s per core: %.0f authors at 15 points/s (original report: 15,220 points/s, ≈1000 authors; ×%.0f)",
                          result.pointsPerSecond, result.sustainableUsers, result.pointsPerSecond / OriginalReport.pointsPerSecond))
         }
+    }
+}
+
+extension Bench.Users {
+    /// `--receive-path`: the traffic made once, received `--repetitions` times by new nodes.
+    func runReceivePath() throws {
+        let benchmark = ReceivePathBenchmark(
+            authors: users, members: members, seconds: seconds, pointsPerSecond: rate,
+            storeDirectory: memory ? nil : URL(fileURLWithPath: work ?? NSTemporaryDirectory()))
+        let traffic = try benchmark.traffic()
+        var results: [ReceivePathBenchmark.Result] = []
+        for _ in 0..<max(1, repetitions) {
+            let result = try benchmark.run(traffic)
+            guard result.pointsHeld == result.points else {
+                throw ValidationError("the receiving node holds \(result.pointsHeld) of \(result.points) points: the run is wrong")
+            }
+            results.append(result)
+        }
+        let perPoint = results.map(\.microsecondsPerPoint).sorted()
+        let perDatagram = results.map(\.microsecondsPerDatagram).sorted()
+        let first = results[0]
+        if json {
+            try printJSON([
+                "benchmark": "receive-path", "authors": users, "members": members, "seconds": seconds, "stored": !memory,
+                "datagrams": first.datagrams, "operations": first.operations, "points": first.points,
+                "cpu_us_per_point_least": perPoint[0], "cpu_us_per_point_median": perPoint[perPoint.count / 2],
+                "cpu_us_per_datagram_least": perDatagram[0],
+            ])
+            return
+        }
+        print(
+            "receive path in process: \(first.points) points in \(first.operations) operations and \(first.datagrams) datagrams "
+                + "from \(members) members (\(users) authors × \(rate) points/s for \(seconds) s), "
+                + (memory ? "not stored" : "stored") + ", one thread, \(results.count) runs")
+        print(
+            String(
+                format: "CPU %.3f µs per point (least), %.3f (median); %.1f µs per datagram (least)", perPoint[0],
+                perPoint[perPoint.count / 2], perDatagram[0]))
     }
 }
 
