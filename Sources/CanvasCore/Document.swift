@@ -31,6 +31,12 @@ public struct Document: Sendable {
         positions[id].map { storage[$0] }
     }
 
+    /// Whether an operation has mentioned this stroke: `self[id] != nil` without copying
+    /// the stroke out.
+    public func contains(_ id: StrokeID) -> Bool {
+        positions[id] != nil
+    }
+
     /// All strokes, placeholders included, in the order this replica first heard of them.
     public var strokes: [Stroke] { storage }
 

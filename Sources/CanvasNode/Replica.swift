@@ -57,9 +57,9 @@ public struct Replica: Sendable {
     /// history: an APPEND without an offset gets the offset its points were placed at, so
     /// that storing or relaying it no longer depends on order.
     public mutating func apply(_ operation: Operation) -> (effect: Effect, resolved: Operation) {
-        let isNew = document[operation.strokeID] == nil
+        let isNew = !document.contains(operation.strokeID)
         let effect = document.apply(operation)
-        if isNew, document[operation.strokeID] != nil {
+        if isNew, document.contains(operation.strokeID) {
             bucketStrokes[Digest.bucket(of: operation.strokeID)].append(operation.strokeID)
             noteIdentifier(operation.strokeID)
         }

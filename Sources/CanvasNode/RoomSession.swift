@@ -312,12 +312,16 @@ public struct RoomSession: Sendable {
         guard !applied.isEmpty else { return }
         let novel = applied.map(\.operation)
         // Repairs from a member we are exchanging summaries with, and the past, are not drawing.
-        if isDrawing, transports[author.transport]?.syncing.contains(author.peer) != true {
+        let from = transports.index(forKey: author.transport)
+        if isDrawing, from.map({ transports.values[$0].syncing.contains(author.peer) }) != true {
             if lastDrawn.updateValue(now, forKey: author) == nil { drawingEntered = true }
             noteDrawing(now: now)
         }
         actions.append(.persistRemote(novel))
         actions.append(.event(.applied(applied)))
+        // Relayed to every other transport that is up: none when the author's is the only one
+        // (a member of one LAN), so no keys are sorted for nothing.
+        if transports.count == 1, from != nil { return }
         for id in transports.keys.sorted() where id != author.transport && transports[id]!.isUp {
             let outgoing = novel.map { self.outgoing($0, on: id) }
             let messages = MessagePacking.messages(
@@ -333,6 +337,17 @@ public struct RoomSession: Sendable {
     /// Sends keep their order; storing remote operations later than their relay is safe
     /// (their senders hold them).
     static func coalesced(_ actions: [SessionAction]) -> [SessionAction] {
+        // Most batches are one message (a datagram of one author's operation): nothing to merge.
+        var persists = 0
+        var events = 0
+        for action in actions {
+            switch action {
+            case .persistRemote: persists += 1
+            case .event(.applied): events += 1
+            default: break
+            }
+        }
+        guard persists > 1 || events > 1 else { return actions }
         var result: [SessionAction] = []
         result.reserveCapacity(actions.count)
         // Gathered apart and put in place at the end: merging into `result` as they come
@@ -433,13 +448,17 @@ public struct RoomSession: Sendable {
 
     /// Asks for the timer at the earliest deadline, if it changed.
     private mutating func scheduleTimer(_ actions: inout [SessionAction]) {
-        var deadlines = drawingExpiry.map { [$0] } ?? []
-        for state in transports.values where state.isUp {
-            deadlines.append(contentsOf: state.nextAnnounce.map { [$0] } ?? [])
-            deadlines.append(contentsOf: state.pendingAnswers.values.map(\.fireAt))
-            deadlines.append(contentsOf: state.legacyDeadlines.values)
+        // After every input: no array is built, no transport's state copied.
+        var earliest = drawingExpiry
+        for index in transports.values.indices where transports.values[index].isUp {
+            if let next = transports.values[index].nextAnnounce, earliest.map({ next < $0 }) ?? true { earliest = next }
+            for answer in transports.values[index].pendingAnswers.values where earliest.map({ answer.fireAt < $0 }) ?? true {
+                earliest = answer.fireAt
+            }
+            for deadline in transports.values[index].legacyDeadlines.values where earliest.map({ deadline < $0 }) ?? true {
+                earliest = deadline
+            }
         }
-        let earliest = deadlines.min()
         if let earliest, earliest != scheduledTimer {
             actions.append(.scheduleTimer(at: earliest))
         }

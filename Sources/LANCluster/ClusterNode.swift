@@ -214,15 +214,18 @@ public struct ClusterNode: Sendable {
             return []
         }
         let sender = SenderKey(nodeID: datagram.sender, incarnation: datagram.incarnation)
-        if senders[sender] == nil { remember(sender, now: now) }
-        guard senders[sender]!.replay.accept(datagram.sequence) else {
+        // The sender's state is found once (hashing its id) and reached by index from here
+        // on: nothing below adds or removes a sender.
+        if senders.index(forKey: sender) == nil { remember(sender, now: now) }
+        let state = senders.index(forKey: sender)!
+        guard senders.values[state].replay.accept(datagram.sequence) else {
             counters.droppedReplayed += 1
             return []
         }
         counters.datagramsAccepted += 1
-        senders[sender]!.lastHeard = now
-        let actions = handle(datagram, from: sender, now: now)
-        refreshStreamDeadline(of: sender)
+        senders.values[state].lastHeard = now
+        let actions = handle(datagram, from: sender, state: state, now: now)
+        refreshStreamDeadline(of: sender, state: state)
         return finish(actions, now: now)
     }
 
@@ -307,7 +310,10 @@ public struct ClusterNode: Sendable {
 
     // MARK: - Receiving
 
-    private mutating func handle(_ datagram: Datagram, from sender: SenderKey, now: Duration) -> [ClusterAction] {
+    /// `state`: the index of `sender`'s state in `senders`.
+    private mutating func handle(
+        _ datagram: Datagram, from sender: SenderKey, state: [SenderKey: SenderState].Index, now: Duration
+    ) -> [ClusterAction] {
         if case .leave = datagram.body {
             let events = membership.leave(sender.nodeID, incarnation: sender.incarnation)
             return events.compactMap(Self.action(for:)) + (events.isEmpty ? [] : reviewMembers())
@@ -327,30 +333,35 @@ public struct ClusterNode: Sendable {
         }
         switch datagram.body {
         case .beacon(let beacon):
-            if senders[sender]!.stream == nil {
-                senders[sender]!.stream = InboundStream(after: beacon.highestDataSequence)
+            if senders.values[state].stream == nil {
+                senders.values[state].stream = InboundStream(after: beacon.highestDataSequence)
             } else {
-                senders[sender]!.stream!.learnHighest(
+                senders.values[state].stream!.learnHighest(
                     beacon.highestDataSequence, now: now, configuration: configuration, random: &random)
             }
         case .data(let fragment):
-            actions += receive(fragment, from: sender, now: now)
+            actions += receive(fragment, from: sender, state: state, now: now)
         case .nack(let nack):
             actions += handle(nack, now: now)
         case .leave:
             break
         }
-        if senders[sender]!.stream != nil {
-            counters.lossesGivenUp = counters.lossesGivenUp.saturatingAdd(senders[sender]!.stream!.takeGivenUp())
+        if senders.values[state].stream != nil {
+            counters.lossesGivenUp = counters.lossesGivenUp.saturatingAdd(senders.values[state].stream!.takeGivenUp())
         }
         return actions
     }
 
-    private mutating func receive(_ fragment: DataFragment, from sender: SenderKey, now: Duration) -> [ClusterAction] {
-        if senders[sender]!.stream == nil { senders[sender]!.stream = InboundStream(after: fragment.messageID - 1) }
+    private mutating func receive(
+        _ fragment: DataFragment, from sender: SenderKey, state: [SenderKey: SenderState].Index, now: Duration
+    ) -> [ClusterAction] {
+        if senders.values[state].stream == nil {
+            senders.values[state].stream = InboundStream(after: fragment.messageID - 1)
+        }
         // In place: a copy taken out of `senders` would share the stream's sets and tables,
         // and the first change to them would copy them whole.
-        let outcome = senders[sender]!.stream!.receive(fragment, now: now, configuration: configuration, random: &random)
+        let outcome = senders.values[state].stream!.receive(
+            fragment, now: now, configuration: configuration, random: &random)
         switch outcome {
         case .duplicate:
             counters.duplicateFragments += 1
@@ -549,9 +560,16 @@ public struct ClusterNode: Sendable {
         }
     }
 
-    /// Notes the next deadline of `sender`'s stream (after a datagram from it).
-    private mutating func refreshStreamDeadline(of sender: SenderKey) {
-        streamDeadlines[sender] = senders[sender]?.stream?.nextDeadline(reassemblyTimeout: configuration.reassemblyTimeout)
+    /// Notes the next deadline of `sender`'s stream (after a datagram from it); `state`, the
+    /// index of its state in `senders`, when the caller has it.
+    private mutating func refreshStreamDeadline(of sender: SenderKey, state: [SenderKey: SenderState].Index? = nil) {
+        guard let state = state ?? senders.index(forKey: sender) else {
+            streamDeadlines[sender] = nil
+            return
+        }
+        let deadline = senders.values[state].stream?.nextDeadline(reassemblyTimeout: configuration.reassemblyTimeout)
+        // Most datagrams leave no deadline where there was none: no table to touch.
+        if deadline != nil || !streamDeadlines.isEmpty { streamDeadlines[sender] = deadline }
     }
 
     /// Notes the next deadline of every sender's stream (after a tick, or memory limits

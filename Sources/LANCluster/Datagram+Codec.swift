@@ -345,7 +345,9 @@ struct ByteWriter {
     }
 }
 
-/// Reads big-endian fields (and LEB128 varints), throwing when the input ends first.
+/// Reads big-endian fields (and LEB128 varints), throwing when the input ends first. A
+/// field's name is built only for an error (names like "sender form" were built for
+/// every datagram read).
 struct ByteReader {
     private var bytes: ArraySlice<UInt8>
 
@@ -353,64 +355,67 @@ struct ByteReader {
 
     var remaining: Int { bytes.count }
 
-    mutating func require(_ count: Int, field: String) throws(DatagramError) {
+    mutating func require(_ count: Int, field: @autoclosure () -> String) throws(DatagramError) {
         guard bytes.count >= count else {
-            throw DatagramError(.truncated, "the \(field) needs \(count) bytes, and \(bytes.count) remain")
+            throw DatagramError(.truncated, "the \(field()) needs \(count) bytes, and \(bytes.count) remain")
         }
     }
 
     /// Sets the last `count` bytes aside, so that fields cannot run into them.
-    mutating func reserveTrailer(_ count: Int, field: String) throws(DatagramError) {
-        try require(count, field: field)
+    mutating func reserveTrailer(_ count: Int, field: @autoclosure () -> String) throws(DatagramError) {
+        try require(count, field: field())
         bytes = bytes.dropLast(count)
     }
 
-    mutating func bytes(_ count: Int, field: String) throws(DatagramError) -> ArraySlice<UInt8> {
-        try require(count, field: field)
+    mutating func bytes(_ count: Int, field: @autoclosure () -> String) throws(DatagramError) -> ArraySlice<UInt8> {
+        try require(count, field: field())
         let result = bytes.prefix(count)
         bytes = bytes.dropFirst(count)
         return result
     }
 
-    mutating func uint8(field: String) throws(DatagramError) -> UInt8 { try integer(field: field) }
-    mutating func uint16(field: String) throws(DatagramError) -> UInt16 { try integer(field: field) }
-    mutating func uint32(field: String) throws(DatagramError) -> UInt32 { try integer(field: field) }
-    mutating func uint64(field: String) throws(DatagramError) -> UInt64 { try integer(field: field) }
+    mutating func uint8(field: @autoclosure () -> String) throws(DatagramError) -> UInt8 { try integer(field: field()) }
+    mutating func uint16(field: @autoclosure () -> String) throws(DatagramError) -> UInt16 { try integer(field: field()) }
+    mutating func uint32(field: @autoclosure () -> String) throws(DatagramError) -> UInt32 { try integer(field: field()) }
+    mutating func uint64(field: @autoclosure () -> String) throws(DatagramError) -> UInt64 { try integer(field: field()) }
 
-    private mutating func integer<T: FixedWidthInteger>(field: String) throws(DatagramError) -> T {
+    // Inlined into each width's reader: called unspecialised, it looked up the generic
+    // type's metadata at run time for every field of every datagram.
+    @inline(__always)
+    private mutating func integer<T: FixedWidthInteger>(field: @autoclosure () -> String) throws(DatagramError) -> T {
         var value: T = 0
-        for byte in try bytes(T.bitWidth / 8, field: field) { value = value << 8 | T(byte) }
+        for byte in try bytes(T.bitWidth / 8, field: field()) { value = value << 8 | T(byte) }
         return value
     }
 
-    mutating func name(field: String) throws(DatagramError) -> String {
-        let length = Int(try uint8(field: "\(field) length"))
-        guard length > 0 else { throw DatagramError(.invalidField, "empty \(field); expected 1...255 UTF-8 bytes") }
-        let utf8 = try bytes(length, field: field)
+    mutating func name(field: @autoclosure () -> String) throws(DatagramError) -> String {
+        let length = Int(try uint8(field: "\(field()) length"))
+        guard length > 0 else { throw DatagramError(.invalidField, "empty \(field()); expected 1...255 UTF-8 bytes") }
+        let utf8 = try bytes(length, field: field())
         guard let name = String(validating: utf8, as: UTF8.self) else {
-            throw DatagramError(.invalidField, "the \(field) is not valid UTF-8")
+            throw DatagramError(.invalidField, "the \(field()) is not valid UTF-8")
         }
         return name
     }
 
-    mutating func blob(field: String) throws(DatagramError) -> [UInt8] {
-        let length = Int(try uint16(field: "\(field) length"))
-        return Array(try bytes(length, field: field))
+    mutating func blob(field: @autoclosure () -> String) throws(DatagramError) -> [UInt8] {
+        let length = Int(try uint16(field: "\(field()) length"))
+        return Array(try bytes(length, field: field()))
     }
 
     /// An unsigned LEB128 of at most 64 bits, in its shortest form.
-    mutating func varint(field: String) throws(DatagramError) -> UInt64 {
+    mutating func varint(field: @autoclosure () -> String) throws(DatagramError) -> UInt64 {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while true {
-            let byte = try uint8(field: field)
+            let byte = try uint8(field: field())
             guard shift < 64, shift < 63 || byte <= 1 else {
-                throw DatagramError(.invalidField, "the \(field) is a varint of more than 64 bits")
+                throw DatagramError(.invalidField, "the \(field()) is a varint of more than 64 bits")
             }
             value |= UInt64(byte & 0x7F) << shift
             if byte & 0x80 == 0 {
                 guard byte != 0 || shift == 0 else {
-                    throw DatagramError(.invalidField, "the \(field) is a varint with a needless last byte")
+                    throw DatagramError(.invalidField, "the \(field()) is a varint with a needless last byte")
                 }
                 return value
             }

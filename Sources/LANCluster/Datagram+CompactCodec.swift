@@ -183,23 +183,24 @@ extension ByteReader {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// A node id written by `ByteWriter.appendID`.
-    mutating func id(field: String) throws(DatagramError) -> String {
-        let form = try uint8(field: "\(field) form")
+    mutating func id(field: @autoclosure () -> String) throws(DatagramError) -> String {
+        let form = try uint8(field: "\(field()) form")
         guard form == 0 else {
             // A name: its length is the form byte.
-            let utf8 = try bytes(Int(form), field: field)
+            let utf8 = try bytes(Int(form), field: field())
             guard let name = String(validating: utf8, as: UTF8.self) else {
-                throw DatagramError(.invalidField, "the \(field) is not valid UTF-8")
+                throw DatagramError(.invalidField, "the \(field()) is not valid UTF-8")
             }
             return name
         }
-        let raw = try bytes(16, field: field)
-        var digits: [UInt8] = []
-        digits.reserveCapacity(32)
-        for byte in raw {
-            digits.append(Self.hexDigits[Int(byte >> 4)])
-            digits.append(Self.hexDigits[Int(byte & 0x0F)])
+        let raw = try bytes(16, field: field())
+        // Written straight into the string's storage: one allocation a datagram, not two.
+        return String(unsafeUninitializedCapacity: 32) { digits in
+            for (offset, byte) in raw.enumerated() {
+                digits[2 * offset] = Self.hexDigits[Int(byte >> 4)]
+                digits[2 * offset + 1] = Self.hexDigits[Int(byte & 0x0F)]
+            }
+            return 32
         }
-        return String(decoding: digits, as: UTF8.self)
     }
 }

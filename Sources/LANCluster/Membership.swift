@@ -40,10 +40,14 @@ public struct Membership: Sendable {
     public let missedBeaconsBeforeLeaving: Int
     /// The other members, by node id.
     public private(set) var members: [String: Member] = [:]
-    /// When the next member leaves unless it is heard from, nil without members; kept up to
-    /// date as members are heard (a datagram costs O(1), not a pass over the members).
+    /// No later than when the next member leaves unless it is heard from (nil without
+    /// members): when the member that expired first is heard, its expiry moves later and
+    /// this stays until `expire(now:)` looks again, so that a datagram costs O(1), not a
+    /// pass over the members (one per datagram when members take turns: the one heard
+    /// longest ago is the next to send). A timer set by it may come early, never late.
     public private(set) var nextExpiry: Duration?
-    /// The member whose expiry `nextExpiry` is.
+    /// The member whose expiry `nextExpiry` is; nil when that member was heard since, or
+    /// without members.
     private var nextExpiring: String?
 
     /// An empty view.
@@ -60,33 +64,43 @@ public struct Membership: Sendable {
     ) -> [Event] {
         guard nodeID != selfID else { return [] }
         var events: [Event] = []
-        if let known = members[nodeID], known.incarnation != incarnation {
-            members[nodeID] = nil
+        // One lookup by node id for a member already known (every datagram but the first).
+        var index = members.index(forKey: nodeID)
+        if let known = index, members.values[known].incarnation != incarnation {
+            members.remove(at: known)
+            index = nil
             events.append(.left(nodeID))
         }
-        if members[nodeID] == nil {
+        if index == nil {
             members[nodeID] = Member(
                 nodeID: nodeID, incarnation: incarnation, capabilities: [], summary: [],
                 beaconInterval: defaultBeaconInterval, lastHeard: now)
+            index = members.index(forKey: nodeID)
             events.append(.joined(nodeID))
         }
-        if now >= members[nodeID]!.lastHeard {
-            members[nodeID]!.lastHeard = now
-            members[nodeID]!.excused = .zero
+        let member = index!
+        if now >= members.values[member].lastHeard {
+            members.values[member].lastHeard = now
+            members.values[member].excused = .zero
         }
         if let beacon {
-            let previous = members[nodeID]!.capabilities
-            members[nodeID]!.capabilities = beacon.capabilities
-            members[nodeID]!.summary = beacon.summary
-            members[nodeID]!.beaconInterval = .milliseconds(Int(beacon.intervalMilliseconds))
+            let previous = members.values[member].capabilities
+            members.values[member].capabilities = beacon.capabilities
+            members.values[member].summary = beacon.summary
+            members.values[member].beaconInterval = .milliseconds(Int(beacon.intervalMilliseconds))
             if previous != beacon.capabilities, !events.contains(.joined(nodeID)) {
                 events.append(.capabilitiesChanged(nodeID))
             }
         }
-        let expiry = expiry(of: members[nodeID]!)
-        if nextExpiring == nodeID || events.contains(.left(nodeID)) {
-            refreshNextExpiry()  // the earliest may have moved later: look again
-        } else if nextExpiry.map({ expiry < $0 }) ?? true {
+        let expiry = expiry(of: members.values[member])
+        if events.contains(.left(nodeID)) {
+            refreshNextExpiry()  // it restarted: its earlier run's expiry is gone
+        } else if let bound = nextExpiry, bound <= expiry {
+            // The bound holds; if it was this member's expiry, which has moved later, it is
+            // no longer exact (`expire(now:)` looks again when it is reached).
+            if nextExpiring == nodeID { nextExpiring = nil }
+        } else {
+            // Earlier than the bound, which no other member's expiry precedes: the first.
             nextExpiry = expiry
             nextExpiring = nodeID
         }
@@ -122,9 +136,11 @@ public struct Membership: Sendable {
 
     /// Removes the members that have been silent too long by `now`, in node id order.
     public mutating func expire(now: Duration) -> [Event] {
+        // Most calls find nobody to remove: the pass is skipped until the bound is reached.
+        guard let bound = nextExpiry, bound <= now else { return [] }
         let silent = members.values.filter { expiry(of: $0) <= now }.map(\.nodeID).sorted()
         for nodeID in silent { members[nodeID] = nil }
-        if !silent.isEmpty { refreshNextExpiry() }
+        refreshNextExpiry()
         return silent.map { .left($0) }
     }
 

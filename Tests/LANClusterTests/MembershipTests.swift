@@ -14,8 +14,10 @@ private func beacon(_ capabilities: Capabilities = [], intervalMilliseconds: UIn
         #expect(membership.heard(from: "a", incarnation: 1, beacon: beacon(), now: .seconds(1)).isEmpty)
         #expect(membership.heard(from: "b", incarnation: 1, beacon: nil, now: .seconds(1)) == [.joined("b")])
         #expect(membership.heard(from: "me", incarnation: 1, beacon: beacon(), now: .seconds(1)).isEmpty)
-        #expect(membership.nextExpiry == .seconds(4))
+        // A bound: "a" expired first at 3 s until heard again, and no pass looked since.
+        #expect(membership.nextExpiry == .seconds(3))
         #expect(membership.expire(now: .milliseconds(3999)).isEmpty)
+        #expect(membership.nextExpiry == .seconds(4), "exact once the bound was reached and the members looked over")
         #expect(membership.expire(now: .seconds(4)) == [.left("a"), .left("b")])
         #expect(membership.members.isEmpty)
         #expect(membership.nextExpiry == nil)
@@ -55,10 +57,49 @@ private func beacon(_ capabilities: Capabilities = [], intervalMilliseconds: UIn
         _ = membership.heard(from: "a", incarnation: 1, beacon: beacon(), now: .zero)
         membership.excuse(.seconds(3))
         _ = membership.heard(from: "a", incarnation: 1, beacon: nil, now: .seconds(5))
+        #expect(membership.nextExpiry == .seconds(6), "the excused expiry, a bound until looked at again")
+        #expect(membership.expire(now: .seconds(6)).isEmpty)
         #expect(membership.nextExpiry == .seconds(8))
         // A datagram read late, stamped before the last one, changes nothing.
         _ = membership.heard(from: "a", incarnation: 1, beacon: nil, now: .seconds(4))
         #expect(membership.nextExpiry == .seconds(8))
+    }
+
+    /// Over random schedules of datagrams (some beacons with other intervals), restarts,
+    /// goodbyes, excuses and expiry passes: `nextExpiry` is never later than the first
+    /// member's expiry (a timer set by it is never late), and `expire(now:)` removes exactly
+    /// the members silent too long, as a pass over all of them would.
+    @Test(arguments: 0..<40) func theExpiryBoundIsNeverLateAndExpiryIsExact(seed: UInt64) {
+        var membership = Membership(selfID: "me", defaultBeaconInterval: .seconds(1), missedBeaconsBeforeLeaving: 3)
+        var state = seed &* 0x9E37_79B9_7F4A_7C15 &+ 1
+        func next(_ bound: UInt64) -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return (state >> 33) % bound
+        }
+        var now = Duration.zero
+        for _ in 0..<400 {
+            now += .milliseconds(Int64(next(400)))
+            let node = "n\(next(6))"
+            switch next(10) {
+            case 0:
+                membership.excuse(.milliseconds(Int64(next(2000))))
+            case 1:
+                let expected = membership.members.values.filter {
+                    $0.lastHeard + $0.excused + $0.beaconInterval * 3 <= now
+                }.map(\.nodeID).sorted()
+                #expect(membership.expire(now: now) == expected.map { .left($0) }, "seed \(seed)")
+            case 2:
+                _ = membership.leave(node, incarnation: membership.members[node]?.incarnation ?? 0)
+            default:
+                let interval = UInt32([250, 1000, 3000][Int(next(3))])
+                let sent = next(3) == 0 ? beacon(intervalMilliseconds: interval) : nil
+                _ = membership.heard(from: node, incarnation: next(8) == 0 ? 2 : 1, beacon: sent, now: now)
+            }
+            let first = membership.members.values.map { $0.lastHeard + $0.excused + $0.beaconInterval * 3 }.min()
+            if let first {
+                #expect(membership.nextExpiry.map { $0 <= first } == true, "seed \(seed): bound \(String(describing: membership.nextExpiry)) after \(first)")
+            }
+        }
     }
 
     @Test mutating func leavesOnGoodbyeOfTheCurrentIncarnationOnly() {
