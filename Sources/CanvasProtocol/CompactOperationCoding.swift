@@ -201,13 +201,15 @@ private struct CompactWriter {
     /// thousandths: 250 for quarter pixels, 1000 for whole ones; 1 when there is none.
     static func unit(of points: [Point]) -> Int64 {
         var unit: Int64 = 0
-        for point in points {
-            for value in [point.x, point.y] {
-                guard let thousandths = thousandths(value) else { continue }
-                unit = gcd(unit, thousandths.magnitude)
-                if unit == 1 { return 1 }
-            }
+        /// Narrows `unit` to divide `value` too; true when it reached 1.
+        func include(_ value: Double) -> Bool {
+            guard let thousandths = thousandths(value) else { return false }
+            // Mostly the unit divides the next coordinate already: one division, no GCD.
+            if unit != 0, thousandths % unit == 0 { return false }
+            unit = gcd(unit, thousandths.magnitude)
+            return unit == 1
         }
+        for point in points where include(point.x) || include(point.y) { return 1 }
         return max(unit, 1)
     }
 
