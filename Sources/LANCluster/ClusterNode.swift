@@ -215,7 +215,8 @@ public struct ClusterNode: Sendable {
         }
         let sender = SenderKey(nodeID: datagram.sender, incarnation: datagram.incarnation)
         // The sender's state is found once (hashing its id) and reached by index from here
-        // on: nothing below adds or removes a sender.
+        // on. Nothing below adds or removes a sender, nor changes the table through a key it
+        // lacks (which may grow it and invalidate the index: see `handle(_:now:)` of a NACK).
         if senders.index(forKey: sender) == nil { remember(sender, now: now) }
         let state = senders.index(forKey: sender)!
         guard senders.values[state].replay.accept(datagram.sequence) else {
@@ -314,6 +315,7 @@ public struct ClusterNode: Sendable {
     private mutating func handle(
         _ datagram: Datagram, from sender: SenderKey, state: [SenderKey: SenderState].Index, now: Duration
     ) -> [ClusterAction] {
+        var state = state
         if case .leave = datagram.body {
             let events = membership.leave(sender.nodeID, incarnation: sender.incarnation)
             return events.compactMap(Self.action(for:)) + (events.isEmpty ? [] : reviewMembers())
@@ -325,11 +327,15 @@ public struct ClusterNode: Sendable {
         if !events.isEmpty { actions += reviewMembers() }
         if events.contains(.joined(sender.nodeID)) { hastenBeacon(now: now) }
         if events.contains(.left(sender.nodeID)) {
-            // It restarted: its previous run will answer no request.
-            for key in senders.keys where key.nodeID == sender.nodeID && key != sender {
+            // It restarted: its previous run will answer no request. (Keys gathered first,
+            // so that the table is not copied while iterated; `state` found again all the
+            // same: this is rare, and an index must never outlive a change of the table.)
+            let previousRuns = senders.keys.filter { $0.nodeID == sender.nodeID && $0 != sender }
+            for key in previousRuns {
                 senders[key]!.stream = nil
                 streamDeadlines[key] = nil
             }
+            state = senders.index(forKey: sender)!
         }
         switch datagram.body {
         case .beacon(let beacon):
@@ -404,7 +410,12 @@ public struct ClusterNode: Sendable {
             return plan.fragments.map { emit(.data($0)) }
         }
         let target = SenderKey(nodeID: nack.target, incarnation: nack.targetIncarnation)
-        if senders[target]?.stream?.heardRequest(for: nack.missing, now: now, configuration: configuration) == true {
+        // Found by index, not through `senders[target]?`: changing the table through its
+        // subscript with a key it lacks may grow it (it expects an insertion), which would
+        // leave the caller's index of the requester's state stale.
+        if let index = senders.index(forKey: target),
+            senders.values[index].stream?.heardRequest(for: nack.missing, now: now, configuration: configuration) == true
+        {
             counters.nacksSuppressed += 1
         }
         return []

@@ -203,6 +203,56 @@ private func fragment(_ sequence: UInt64, index: UInt16 = 0, count: UInt16 = 1, 
         #expect(b.counters.nacksSent == 1)
     }
 
+    /// A member that restarts (a new incarnation) while this node holds the stream of its
+    /// previous run: the old stream is dropped and the new run's data is delivered. (The
+    /// fault campaign found the node crashing here: its index into the senders' table went
+    /// stale when the table was changed while being iterated.)
+    @Test func aRestartedMembersDataIsDeliveredAndItsPreviousRunForgotten() throws {
+        var (first, firstStart) = try startedNode("a", incarnation: 1)
+        var (b, _) = try startedNode("b")
+        for bytes in firstStart.datagrams { _ = b.receive(bytes: bytes, now: .zero) }
+        let early = try first.send(payload: [1], now: .milliseconds(1)).datagrams
+        #expect(early.flatMap { b.receive(bytes: $0, now: .milliseconds(1)) }.deliveries.map(\.payload) == [[1]])
+        // A payload of the first run in reassembly, so that its stream has state to drop.
+        let partial = try first.send(payload: (0..<3000).map { UInt8($0 % 7) }, now: .milliseconds(2)).datagrams
+        _ = b.receive(bytes: partial[0], now: .milliseconds(2))
+        var (second, secondStart) = try startedNode("a", incarnation: 2, now: .seconds(1))
+        var actions = secondStart.datagrams.flatMap { b.receive(bytes: $0, now: .seconds(1)) }
+        #expect(actions.contains(.memberLeft("a")) && actions.contains(.memberJoined("a")))
+        let later = try second.send(payload: [2], now: .seconds(1) + .milliseconds(1)).datagrams
+        actions = later.flatMap { b.receive(bytes: $0, now: .seconds(1) + .milliseconds(1)) }
+        #expect(actions.deliveries.map(\.payload) == [[2]])
+        // The first run's loss is not asked for: nobody would answer.
+        let requests = b.tick(now: .seconds(2)).decoded.compactMap { if case .nack(let nack) = $0.body { nack } else { nil } }
+        #expect(requests.allSatisfy { $0.targetIncarnation == 2 })
+    }
+
+    /// A member's request for the data of a node this one has never heard from: nothing to
+    /// do here, and nothing breaks. (Asking the senders' table about the unknown node made
+    /// it grow, which left the index of the requester's state stale: the node crashed on
+    /// its next read by it, found by the fault campaign.)
+    @Test func aRequestForAnUnknownNodesDataChangesNothingHere() throws {
+        var (a, aStart) = try startedNode("a")
+        var (b, _) = try startedNode("b")
+        var (c, cStart) = try startedNode("c")
+        for bytes in aStart.datagrams { _ = b.receive(bytes: bytes, now: .zero) }
+        for bytes in cStart.datagrams { _ = a.receive(bytes: bytes, now: .zero) }
+        // c sends two payloads; a gets only the second and asks c for the first.
+        _ = try c.send(payload: [1], now: .milliseconds(1))
+        for bytes in try c.send(payload: [2], now: .milliseconds(2)).datagrams {
+            _ = a.receive(bytes: bytes, now: .milliseconds(2))
+        }
+        let request = a.tick(now: .milliseconds(40)).datagrams
+        #expect(
+            request.compactMap { try? Datagram(decoding: $0) }.contains {
+                if case .nack(let nack) = $0.body { nack.target == "c" } else { false }
+            })
+        // b, which knows only a, hears a's request for c's data.
+        for bytes in request { _ = b.receive(bytes: bytes, now: .milliseconds(40)) }
+        let data = try a.send(payload: [9], now: .milliseconds(41)).datagrams
+        #expect(data.flatMap { b.receive(bytes: $0, now: .milliseconds(41)) }.deliveries.map(\.payload) == [[9]])
+    }
+
     @Test func noticesATrailingLossFromTheNextBeacon() throws {
         var (a, aStart) = try startedNode("a")
         var (b, _) = try startedNode("b")
