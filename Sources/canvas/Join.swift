@@ -339,11 +339,13 @@ struct Join: AsyncParsableCommand {
         let wanted = eventNames
         let output = events || wanted != nil ? EventOutput(logger: logger) : nil
         // Subscribed before the node starts, so that `started` is the first line. Written
-        // from the node's own thread (the group has one): an event wakes no other thread.
-        // A reader that falls behind holds the node back either way (`EventSubscribers`).
+        // from a thread of the global pool, not the node's: a reader that stops reading
+        // blocks `write`, and on the node's thread that would stop its sockets and timers
+        // too (its beacons: the LAN would take it for gone). A reader that falls behind
+        // holds back only the node's handling of inputs (`EventSubscribers`).
         let printer = output.map { output in
             let events = wanted.map { node.events(named: $0) } ?? node.events
-            return Task(executorPreference: EventLoopTaskExecutor(loopGroup.next())) {
+            return Task {
                 for await event in events { output.write(event.ndjson) }
             }
         }
