@@ -137,7 +137,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "CanvasCLITests", dependencies: ["canvas", "EmbeddedNode"], swiftSettings: strict),
         .testTarget(
-            name: "CanvasBenchTests", dependencies: ["CanvasBench", "CanvasCore", "CanvasProtocol"], swiftSettings: strict),
+            name: "CanvasBenchTests", dependencies: ["CanvasBench", "CanvasCore", "CanvasProtocol", "LANCluster"],
+            swiftSettings: strict),
         .testTarget(
             name: "LANClusterTests",
             dependencies: [

@@ -75,8 +75,7 @@ public struct ReceivePathBenchmark {
         var beacons: [[UInt8]] = []
         let names = (0..<members).map(Self.memberID)
         for name in names {
-            var cluster = try ClusterNode(
-                configuration: ClusterConfiguration(room: Self.room), nodeID: name, incarnation: 1, key: nil)
+            var cluster = try ClusterNode(configuration: Self.clusterConfiguration, nodeID: name, incarnation: 1, key: nil)
             beacons += cluster.start(now: .zero).compactMap(\.multicastBytes)
             clusters.append(cluster)
             var session = RoomSession(configuration: SessionConfiguration(nodeID: name, seed: 1))
@@ -122,7 +121,15 @@ public struct ReceivePathBenchmark {
     }
 
     static func makeReceiver() throws -> ClusterNode {
-        try ClusterNode(configuration: ClusterConfiguration(room: room), nodeID: receiverID, incarnation: 1, key: nil)
+        try ClusterNode(configuration: clusterConfiguration, nodeID: receiverID, incarnation: 1, key: nil)
+    }
+
+    /// What a node's cluster is configured with (`NodeLoop`): compact payloads and headers
+    /// announced, so that members that hear each other write compact headers.
+    static var clusterConfiguration: ClusterConfiguration {
+        var configuration = ClusterConfiguration(room: room)
+        configuration.announcedCapabilities = [.compactPayloads, .compactHeaders]
+        return configuration
     }
 
     /// Receives `traffic` on a new node and measures the thread's CPU time doing it.

@@ -1,5 +1,6 @@
 import CanvasBench
 import Foundation
+import LANCluster
 import Testing
 
 /// The receive-path benchmark measures what it says: the node it builds receives every
@@ -15,6 +16,8 @@ import Testing
         #expect(traffic.points == AuthorLoad(authors: 60, pointsPerSecond: 15, seconds: 3).totalPoints)
         #expect(traffic.beacons.count == 4)
         #expect(traffic.datagrams.count == traffic.operations, "one author's operation a datagram at this rate")
+        // As between nodes of this version: compact headers (their version byte).
+        #expect(traffic.datagrams.allSatisfy { (try? Datagram(decoding: $0.bytes))?.format == .compact })
         let result = try benchmark.run(traffic)
         #expect(result.pointsHeld == traffic.points)
         #expect(result.datagrams == traffic.datagrams.count)
