@@ -63,8 +63,8 @@ public struct ReceivePathBenchmark {
 
     static let room = "bench"
     static let transport = TransportID("lan")
-    /// What the LAN link gives its session as the largest message (`LANRoomLinkStateMachine`).
-    static let maxMessageBytes = 1000
+    /// What the LAN link gives its session as the largest message, and packs payloads to.
+    static let maxMessageBytes = ClusterConfiguration.roomMessageBytes
 
     /// The members' traffic: every author's operations (`AuthorLoad`), each sent by its
     /// member's session and cluster as the member's node sends them.
@@ -124,11 +124,11 @@ public struct ReceivePathBenchmark {
         try ClusterNode(configuration: clusterConfiguration, nodeID: receiverID, incarnation: 1, key: nil)
     }
 
-    /// What a node's cluster is configured with (`NodeLoop`): compact payloads and headers
-    /// announced, so that members that hear each other write compact headers.
+    /// What a node's cluster is configured with (`NodeLoop`): the compact formats announced,
+    /// so that members that hear each other write compact headers.
     static var clusterConfiguration: ClusterConfiguration {
         var configuration = ClusterConfiguration(room: room)
-        configuration.announcedCapabilities = [.compactPayloads, .compactHeaders]
+        configuration.announcedCapabilities = .compactFormats
         return configuration
     }
 

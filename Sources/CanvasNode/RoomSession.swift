@@ -450,14 +450,13 @@ public struct RoomSession: Sendable {
     private mutating func scheduleTimer(_ actions: inout [SessionAction]) {
         // After every input: no array is built, no transport's state copied.
         var earliest = drawingExpiry
+        func consider(_ deadline: Duration) {
+            if earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
+        }
         for index in transports.values.indices where transports.values[index].isUp {
-            if let next = transports.values[index].nextAnnounce, earliest.map({ next < $0 }) ?? true { earliest = next }
-            for answer in transports.values[index].pendingAnswers.values where earliest.map({ answer.fireAt < $0 }) ?? true {
-                earliest = answer.fireAt
-            }
-            for deadline in transports.values[index].legacyDeadlines.values where earliest.map({ deadline < $0 }) ?? true {
-                earliest = deadline
-            }
+            transports.values[index].nextAnnounce.map(consider)
+            for answer in transports.values[index].pendingAnswers.values { consider(answer.fireAt) }
+            for deadline in transports.values[index].legacyDeadlines.values { consider(deadline) }
         }
         if let earliest, earliest != scheduledTimer {
             actions.append(.scheduleTimer(at: earliest))

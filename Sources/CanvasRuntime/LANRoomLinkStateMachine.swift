@@ -8,9 +8,8 @@ import LANCluster
 /// summary of its replica (the digest root) — are renewed whenever either changes.
 struct LANRoomLinkStateMachine {
     static let transportID = TransportID("lan")
-    /// The largest protocol message: one datagram's payload, so that an APPEND is split by
-    /// offset rather than fragmented (the cluster fragments larger payloads if it must).
-    static let maxMessageBytes = 1000
+    /// The largest protocol message (`ClusterConfiguration.roomMessageBytes`).
+    static let maxMessageBytes = ClusterConfiguration.roomMessageBytes
 
     /// What the link must do.
     enum Action {

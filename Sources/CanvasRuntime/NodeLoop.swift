@@ -283,7 +283,7 @@ final class NodeLoop {
         handler: @escaping ClusterEventHandler
     ) async throws(NodeError) -> LANRoomLink {
         var cluster = ClusterConfiguration(room: replica.name)
-        cluster.announcedCapabilities = settings.compactPayloads ? [.compactPayloads, .compactHeaders] : []
+        cluster.announcedCapabilities = settings.compactPayloads ? .compactFormats : []
         cluster.beaconInterval = settings.beaconInterval
         if let fragments = settings.retransmissionBufferFragments { cluster.retransmissionBufferFragments = fragments }
         var random = SystemRandomNumberGenerator()

@@ -112,4 +112,9 @@ public struct ClusterConfiguration: Hashable, Sendable {
 
     /// Enough for the longest header (two 255-byte names), a tag and a useful chunk.
     static let minimumDatagramBytes = 1024
+
+    /// The largest protocol message (or packed payload of several) a room hands its
+    /// cluster: one datagram's payload at the default datagram size, so that an APPEND is
+    /// split by offset rather than fragmented (larger payloads are fragmented if they must).
+    public static let roomMessageBytes = 1000
 }

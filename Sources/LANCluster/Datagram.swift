@@ -64,6 +64,9 @@ public struct Capabilities: OptionSet, Hashable, Sendable {
     public static let compactPayloads = Capabilities(rawValue: 1 << 1)
     /// The node reads compact datagrams (format version 2).
     public static let compactHeaders = Capabilities(rawValue: 1 << 2)
+    /// What a node of this version reads, and announces unless told to behave as the
+    /// previous one: compact payloads and compact datagrams.
+    public static let compactFormats: Capabilities = [.compactPayloads, .compactHeaders]
 }
 
 /// A beacon's content.
