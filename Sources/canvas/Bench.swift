@@ -154,6 +154,10 @@ extension Bench {
         @Option(help: "With --e2e: nodes (`canvas join` processes).")
         var nodes = 20
 
+        @Option(
+            help: "With --e2e: nodes besides --nodes that draw nothing, spread over the groups: their CPU per point is what receiving alone costs.")
+        var listeners = 1
+
         @Option(help: "With --e2e: LAN groups, bridged through the XMPP room.")
         var groups = 2
 
@@ -247,6 +251,7 @@ extension Bench {
                 if sweep != nil || plot != nil { throw ValidationError("--sweep and --plot need --e2e") }
                 return
             }
+            guard listeners >= 0 else { throw ValidationError("--listeners must be 0 or more (--listeners \(listeners))") }
             guard nodes >= 2, groups >= 1, nodes >= 2 * groups else {
                 throw ValidationError("--nodes must be at least 2 per group (--nodes \(nodes), --groups \(groups))")
             }

@@ -9,8 +9,12 @@ import Foundation
 /// the nodes' standard input (`AuthorLoad`). It measures convergence, draw→apply latency
 /// (traced strokes), CPU and traffic, and fails when the nodes do not converge.
 struct EndToEndRun {
+    /// The nodes the authors draw on.
     var nodes: Int
     var groups: Int
+    /// Nodes besides `nodes` that draw nothing (spread over the groups, never gateways):
+    /// their CPU per point is what receiving alone costs.
+    var listeners = 0
     var load: AuthorLoad
     /// How long to wait after the load for every node to hold every point.
     var settle: Double
@@ -32,6 +36,8 @@ struct EndToEndRun {
     struct NodeFigures {
         var name: String
         var group: Int
+        /// Whether the node only listens (no author draws on it).
+        var listens: Bool
         var cpuSeconds: Double
         var pointsReceived: Int
         /// Points it held when the run ended.
@@ -60,7 +66,16 @@ struct EndToEndRun {
         /// What the original app's stand-in held at the end (with `legacyOccupant`).
         var legacyReport: BenchLegacyOccupant.Report?
 
-        var cpuPerPointMicroseconds: Double {
+        /// CPU per point received over every node, drawing included (each node's own
+        /// authors' input, its durable writes and sends).
+        var cpuPerPointMicroseconds: Double { Self.cpuPerPoint(nodes) }
+        /// CPU per point received of the nodes that only listen (nil: none): what absorbing
+        /// the LAN's traffic costs a node.
+        var listenerCPUPerPointMicroseconds: Double? {
+            let listeners = nodes.filter(\.listens)
+            return listeners.isEmpty ? nil : Self.cpuPerPoint(listeners)
+        }
+        private static func cpuPerPoint(_ nodes: [NodeFigures]) -> Double {
             let cpu = nodes.reduce(0) { $0 + $1.cpuSeconds }
             let points = nodes.reduce(0) { $0 + $1.pointsReceived }
             return points > 0 ? cpu / Double(points) * 1e6 : 0
@@ -110,12 +125,14 @@ struct EndToEndRun {
         let lanGroups = try (0..<groups).map { group in
             ("239.255.\(90 + group).\(Int.random(in: 1...254))", try freeUDPPort())
         }
-        say("starting \(nodes) nodes in \(groups) LAN group\(groups == 1 ? "" : "s")\(server == nil ? "" : ", each with a gateway to \(room)")")
+        say(
+            "starting \(nodes) nodes\(listeners > 0 ? " and \(listeners) listening" : "") in \(groups) LAN group\(groups == 1 ? "" : "s")"
+                + (server == nil ? "" : ", each with a gateway to \(room)"))
         // Node i is in group i % groups, so that authors (author a draws on node a % nodes)
-        // spread evenly over the groups.
-        for index in 0..<nodes {
+        // spread evenly over the groups; the listeners come after them.
+        for index in 0..<(nodes + listeners) {
             let group = index % groups
-            let name = "n\(group)-\(index / groups)"
+            let name = index < nodes ? "n\(group)-\(index / groups)" : "l\(group)-\((index - nodes) / groups)"
             var arguments = [
                 "--room", room, "--lan", "--lan-group", lanGroups[group].0, "--lan-port", String(lanGroups[group].1),
                 "--events-only", "started,state,traced,member_joined,member_left,gateway,joined,lan_stats,xmpp_stats,sync_stats,error",
@@ -170,7 +187,7 @@ struct EndToEndRun {
         var lagMax = 0.0
         var nextReport = 1.0
         var written = 0
-        var drawnAt = Array(repeating: 0, count: nodes)  // points each node drew
+        var drawnAt = Array(repeating: 0, count: nodeList.count)  // points each node drew
         for emit in emits {
             let due = start + UInt64(emit.time * 1e9)
             let now = MonotonicTime.nanoseconds()
@@ -190,7 +207,7 @@ struct EndToEndRun {
         }
         let loadEnd = MonotonicTime.nanoseconds()
         say("load done; waiting for every node to hold all \(load.totalPoints) points (at most \(Int(settle)) s)")
-        var reachedAt: [UInt64?] = Array(repeating: nil, count: nodes)
+        var reachedAt: [UInt64?] = Array(repeating: nil, count: nodeList.count)
         let deadline = loadEnd + UInt64(settle * 1e9)
         while MonotonicTime.nanoseconds() < deadline {
             let facts = nodeList.map(\.facts)
@@ -228,7 +245,7 @@ struct EndToEndRun {
         for (index, node) in nodeList.enumerated() {
             figures.append(
                 NodeFigures(
-                    name: node.name, group: node.group, cpuSeconds: cpuAfter[index] - cpuBefore[index],
+                    name: node.name, group: node.group, listens: index >= nodes, cpuSeconds: cpuAfter[index] - cpuBefore[index],
                     pointsReceived: load.totalPoints - drawnAt[index], pointsHeld: finalFacts[index].points,
                     converged: reachedAt[index] != nil,
                     convergedAfter: reachedAt[index].map { $0 > loadEnd ? Double($0 - loadEnd) / 1e9 : 0 },

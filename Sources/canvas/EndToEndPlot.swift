@@ -20,10 +20,13 @@ enum EndToEndPlot {
             target: (250, "250 ms (same-LAN p99 target)"), logarithmic: true)
         let cpu = SVGPlot.Panel(
             title: "CPU per point received", xLabel: "authors drawing 15 points/s", yLabel: "µs of CPU per point",
-            series: [series("all nodes", "#3a9a5b", { $0.cpuPerPointMicroseconds })], target: (1, "1 µs target"))
+            series: [
+                series("all nodes, drawing included", "#3a9a5b", { $0.cpuPerPointMicroseconds }),
+                series("nodes that only listen", "#8e44ad", { $0.listenerCPUPerPointMicroseconds }),
+            ].filter { !$0.points.isEmpty }, target: (1, "1 µs target"))
         let first = results.first?.run
         let caption = first.map {
-            "\($0.nodes) canvas join processes in \($0.groups) LAN group(s)\($0.server.map { " + \($0.displayName)" } ?? ""), "
+            "\($0.nodes) canvas join processes\($0.listeners > 0 ? " (+ \($0.listeners) listening)" : "") in \($0.groups) LAN group(s)\($0.server.map { " + \($0.displayName)" } ?? ""), "
                 + "\($0.load.seconds) s of drawing each, \(ProcessCPU.cores) cores"
         } ?? ""
         return SVGPlot.document([latency, cpu], caption: caption)

@@ -14,7 +14,7 @@ extension Bench.Users {
         var results: [EndToEndRun.Result] = []
         for (index, authors) in try sweepCounts().enumerated() {
             let run = EndToEndRun(
-                nodes: nodes, groups: groups,
+                nodes: nodes, groups: groups, listeners: listeners,
                 load: AuthorLoad(authors: authors, pointsPerSecond: rate, seconds: seconds, seed: UInt64(index + 1)),
                 settle: settle, server: source, canvas: executable, repository: repository,
                 work: base.appendingPathComponent("run-\(authors)"), durable: !memory, progress: !json,
@@ -71,7 +71,7 @@ extension Bench.Users {
         var lines: [String] = []
         lines.append(
             "1000-user test end to end: \(run.load.authors) authors × \(run.load.pointsPerSecond) points/s for \(run.load.seconds) s "
-                + "over \(run.nodes) nodes in \(run.groups) LAN group\(run.groups == 1 ? "" : "s")"
+                + "over \(run.nodes) nodes\(run.listeners > 0 ? " (and \(run.listeners) listening)" : "") in \(run.groups) LAN group\(run.groups == 1 ? "" : "s")"
                 + (run.server.map { " bridged by one \($0.displayName) room" } ?? "")
                 + " (\(ProcessCPU.cores) cores, load average \(String(format: "%.1f", result.loadAverage)))")
         lines.append(
@@ -95,6 +95,9 @@ extension Bench.Users {
                 format: "CPU per node: mean %.2f s, max %.2f s over %.1f s of load and settling; %.2f µs per point received",
                 cpu.reduce(0, +) / Double(max(1, cpu.count)), cpu.max() ?? 0, result.loadSeconds + (result.convergedAfter ?? run.settle),
                 result.cpuPerPointMicroseconds))
+        if let listening = result.listenerCPUPerPointMicroseconds {
+            lines.append(String(format: "CPU of the nodes that only listen: %.2f µs per point received", listening))
+        }
         lines.append(
             String(
                 format: "LAN: %.3f datagrams and %.1f bytes sent per point drawn (all nodes), %.3f NACKs, %.3f repairs",
@@ -146,7 +149,7 @@ extension Bench.Users {
         let run = result.run
         var object: [String: Any] = [
             "authors": run.load.authors, "rate": run.load.pointsPerSecond, "seconds": run.load.seconds, "nodes": run.nodes,
-            "groups": run.groups, "server": run.server?.tag ?? "none", "stores": run.durable,
+            "groups": run.groups, "listeners": run.listeners, "server": run.server?.tag ?? "none", "stores": run.durable,
             "points": result.totalPoints, "converged": result.converged, "same_lan": distribution(result.sameLAN),
             "across_xmpp": distribution(result.acrossXMPP), "cpu_us_per_point": result.cpuPerPointMicroseconds,
             "lan_datagrams_per_point": result.lanPerPoint("datagrams_sent"), "lan_bytes_per_point": result.lanPerPoint("bytes_sent"),
@@ -168,6 +171,7 @@ extension Bench.Users {
             "node_cpu_s": result.nodes.map(\.cpuSeconds),
         ]
         if let after = result.convergedAfter { object["converged_after_s"] = after }
+        if let listening = result.listenerCPUPerPointMicroseconds { object["listener_cpu_us_per_point"] = listening }
         if let serverCPU = result.serverCPUSeconds { object["server_cpu_s"] = serverCPU }
         if let report = result.legacyReport {
             object["legacy_occupant"] = ["points": report.points, "crashes": report.crashes, "applied": report.applied]
