@@ -146,6 +146,9 @@ struct Join: AsyncParsableCommand {
     @Option(help: .private)  // Seconds between LAN beacons (tests shorten it).
     var lanBeaconInterval: Double?
 
+    @Option(help: .private)  // Milliseconds the LAN socket rests between reads (benchmarks compare; 0 reads each datagram at once).
+    var lanReadInterval: Double?
+
     @Option(help: .private)  // Sent fragments the LAN keeps for repairs (tests bound it: it fills for minutes).
     var lanRetransmissionFragments: Int?
 
@@ -292,6 +295,12 @@ struct Join: AsyncParsableCommand {
                 if settings.key!.isEmpty { throw ValidationError("the LAN key file \(lanKeyFile) is empty") }
             }
             if let lanBeaconInterval { settings.beaconInterval = .milliseconds(Int(lanBeaconInterval * 1000)) }
+            if let lanReadInterval {
+                guard lanReadInterval >= 0, lanReadInterval <= 1000 else {
+                    throw ValidationError("--lan-read-interval \(lanReadInterval): expected 0 to 1000 milliseconds")
+                }
+                settings.socket.readInterval = .microseconds(Int(lanReadInterval * 1000))
+            }
             settings.retransmissionBufferFragments = lanRetransmissionFragments
             settings.compactPayloads = !lanJSONOnly
             if let lanFaults {

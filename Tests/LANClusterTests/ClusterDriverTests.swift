@@ -332,9 +332,10 @@ private func awaitFullMembership(_ nodes: [TestNode], within timeout: Duration =
 
     @Test(
         .enabled(if: multicastInterface != nil, "needs an up interface with an IPv4 address and MULTICAST"),
-        .timeLimit(.minutes(1)))
-    func aConsumerThatFallsBehindPausesReadingAndLosesNothing() async throws {
-        let socket = freshSocket(on: try #require(multicastInterface))
+        .timeLimit(.minutes(1)), arguments: [Duration.zero, .milliseconds(16)])
+    func aConsumerThatFallsBehindPausesReadingAndLosesNothing(readInterval: Duration) async throws {
+        var socket = freshSocket(on: try #require(multicastInterface))
+        socket.readInterval = readInterval
         let sender = try await startNodes(["a"], socket: socket)[0]
         var configuration = ClusterConfiguration(room: "sketch")
         configuration.beaconInterval = .milliseconds(500)
@@ -363,6 +364,36 @@ private func awaitFullMembership(_ nodes: [TestNode], within timeout: Duration =
         #expect(driver.counters.lossesGivenUp == 0)
         await driver.stop()
         await sender.driver.stop()
+    }
+
+    /// A trickle of datagrams (one every 5 ms) is read in one wake-up per interval, not one
+    /// per datagram, and nothing is lost or held back for longer.
+    @Test(
+        .enabled(if: multicastInterface != nil, "needs an up interface with an IPv4 address and MULTICAST"),
+        .timeLimit(.minutes(1)))
+    func aRestingSocketIsReadOnceAnInterval() async throws {
+        var socket = freshSocket(on: try #require(multicastInterface))
+        socket.readInterval = .milliseconds(100)
+        let nodes = try await startNodes(["a", "b"], socket: socket)
+        #expect(await awaitFullMembership(nodes))
+        let readsBefore = nodes[1].driver.socketReads
+        let clock = ContinuousClock()
+        let start = clock.now
+        let payloads = (0..<120).map { Array("trickle \($0)".utf8) }
+        for payload in payloads {
+            nodes[0].driver.send(payload: payload)
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(await eventually { nodes[1].deliveries.count == payloads.count })
+        let elapsed = clock.now - start
+        let reads = nodes[1].driver.socketReads - readsBefore
+        // At most one read an interval, one more after each full read (64 datagrams), and the
+        // beacons' (one a node every 500 ms) are among them.
+        let bound = Int(elapsed / .milliseconds(100)) + 1 + payloads.count / 64 + 1
+        print("a resting socket: \(payloads.count) datagrams in \(reads) reads over \(elapsed)")
+        #expect(reads <= bound, "\(reads) reads over \(elapsed), at most \(bound) expected")
+        #expect(nodes[1].deliveries.map(\.payload) == payloads)
+        await stopAll(nodes)
     }
 
     @Test func invalidSocketConfigurationsAreNamed() async throws {

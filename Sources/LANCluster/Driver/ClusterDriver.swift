@@ -114,8 +114,9 @@ public final class ClusterDriver: Sendable {
         view.withLockedValue { $0.transportDescription = transport.description }
         logger.info("LAN cluster started", metadata: ["transport": "\(transport.description)"])
         let channel = transport.channel
+        let readInterval = socket.readInterval
         try? await eventLoop.submit { [engine] in
-            engine.value.start(channel: channel, destination: transport.destination)
+            engine.value.start(channel: channel, destination: transport.destination, readInterval: readInterval)
         }.get()
         let running = lifecycle.withLockedValue { state in
             guard case .starting = state else { return false }
@@ -155,6 +156,10 @@ public final class ClusterDriver: Sendable {
     /// How many times the driver stopped reading its socket because the consumer of
     /// `events` fell behind.
     public var readPauses: Int { view.withLockedValue { $0.readPauses } }
+
+    /// How many times the socket was read (each a wake-up taking what had arrived, up to
+    /// `ClusterTransport.datagramsPerRead` datagrams).
+    public var socketReads: Int { view.withLockedValue { $0.socketReads } }
 
     /// How the driver reaches the others, e.g. `multicast 239.255.77.77:47777 on eth0
     /// (192.0.2.2)` or `broadcast 192.0.2.255:47777 on eth0`.

@@ -10,6 +10,7 @@ struct ClusterView: Sendable {
     var counters = ClusterCounters()
     var transportDescription = "not started"
     var readPauses = 0
+    var socketReads = 0
 }
 
 /// Where an engine hands its events.
@@ -47,6 +48,12 @@ final class ClusterEngine {
     private var deliveries: [ClusterDelivery] = []
     /// Whether a read of the socket is under way (between `receive` and `readComplete`).
     private var reading = false
+    /// How long the socket rests between reads (zero: it is read whenever it is readable).
+    private var readInterval: TimeAmount = .zero
+    /// Datagrams taken by the read under way.
+    private var datagramsThisRead = 0
+    /// The next read of a resting socket.
+    private var nextRead: Scheduled<Void>?
 
     init(
         node: ClusterNode, eventLoop: any EventLoop, logger: Logger, view: NIOLockedValueBox<ClusterView>,
@@ -65,17 +72,25 @@ final class ClusterEngine {
         return Duration(NIODeadline.now() - origin)
     }
 
-    /// Starts the node, sending to `destination` on `channel`.
-    func start(channel: any Channel, destination: SocketAddress) {
+    /// Starts the node, sending to `destination` on `channel`, reading the socket at most
+    /// once every `readInterval` while datagrams trickle in (zero: whenever it is readable).
+    func start(channel: any Channel, destination: SocketAddress, readInterval: Duration = .zero) {
         self.channel = channel
         self.destination = destination
+        self.readInterval = TimeAmount(readInterval)
         origin = .now()
+        if self.readInterval > .zero {
+            // Reads are asked for one at a time from now on (`readComplete`).
+            try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: false)
+            channel.read()
+        }
         perform(node.start(now: .zero))
     }
 
     /// A datagram from the socket.
     func receive(_ bytes: [UInt8]) {
         reading = true
+        datagramsThisRead += 1
         let oldFormat = node.counters.droppedOldFormat
         perform(node.receive(bytes: bytes, now: now))
         let refused = node.counters.droppedOldFormat
@@ -90,10 +105,30 @@ final class ClusterEngine {
     /// The read of the socket ended: its deliveries go to the consumer as one event.
     func readComplete() {
         reading = false
+        let taken = datagramsThisRead
+        datagramsThisRead = 0
+        view.withLockedValue { $0.socketReads += 1 }
         handDeliveries()
         if consumerBehind {
             consumerBehind = false
             pauseReading()
+        }
+        scheduleRead(soon: taken >= ClusterTransport.datagramsPerRead)
+    }
+
+    /// Asks for the next read of a resting socket: at once when the last read left
+    /// datagrams in it, else after `readInterval` (what arrives meanwhile waits in the
+    /// socket's buffer and is taken in one wake-up).
+    private func scheduleRead(soon: Bool) {
+        guard readInterval > .zero, !readingPaused, nextRead == nil, let channel else { return }
+        if soon {
+            channel.read()
+            return
+        }
+        nextRead = eventLoop.assumeIsolated().scheduleTask(in: readInterval) { [self] in
+            nextRead = nil
+            guard !readingPaused else { return }
+            self.channel?.read()
         }
     }
 
@@ -118,6 +153,8 @@ final class ClusterEngine {
     func stop() -> EventLoopFuture<Void> {
         timer?.cancel()
         timer = nil
+        nextRead?.cancel()
+        nextRead = nil
         let sent = perform(node.stop(now: now))
         channel = nil
         return sent.map { $0.recover { _ in } } ?? eventLoop.makeSucceededVoidFuture()
@@ -203,6 +240,8 @@ final class ClusterEngine {
     private func pauseReading() {
         guard !readingPaused, let channel else { return }
         readingPaused = true
+        nextRead?.cancel()
+        nextRead = nil
         try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: false)
         view.withLockedValue { $0.readPauses += 1 }
         logger.debug("LAN cluster reading paused: the session is behind")
@@ -214,7 +253,11 @@ final class ClusterEngine {
         guard readingPaused else { return }
         readingPaused = false
         guard let channel else { return }
-        try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: true)
+        if readInterval > .zero {
+            channel.read()
+        } else {
+            try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: true)
+        }
         logger.debug("LAN cluster reading resumed")
         perform(node.resumeListening(now: now))
     }

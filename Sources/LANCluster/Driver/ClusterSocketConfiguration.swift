@@ -15,6 +15,13 @@ public struct ClusterSocketConfiguration: Sendable, Hashable {
     /// Where joining the group fails (the interface lacks multicast), send to the
     /// interface's subnet broadcast address instead, receiving on all addresses of the port.
     public var broadcastFallback: Bool
+    /// How long the socket rests between reads while datagrams trickle in: each read takes
+    /// what gathered meanwhile (up to 64 datagrams; a full read is followed at once by the
+    /// next), so a node wakes about `1 / readInterval` times a second for its socket however
+    /// many members send, and a datagram waits at most this long in the socket. The default
+    /// is one frame of a 60 Hz display: nothing received sooner could be shown sooner.
+    /// Zero reads each datagram as it arrives (a wake-up each, when they trickle in).
+    public var readInterval: Duration = .milliseconds(16)
     /// False skips joining the group, as on a LAN without multicast: tests use it to
     /// exercise the broadcast fallback.
     var joinsGroup = true

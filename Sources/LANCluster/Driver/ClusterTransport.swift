@@ -13,6 +13,11 @@ import Darwin
 struct ClusterTransport: Sendable {
     /// How many datagrams one read of the socket takes at most.
     static let vectorReadCount = 8
+    /// How many reads of the socket one wake-up makes at most.
+    static let readsPerWakeUp = 8
+    /// How many datagrams one wake-up takes at most: a wake-up that took this many
+    /// leaves more in the socket.
+    static let datagramsPerRead = vectorReadCount * readsPerWakeUp
 
     var channel: any Channel
     var destination: SocketAddress
@@ -45,7 +50,7 @@ struct ClusterTransport: Sendable {
             // slice of the receive buffer.
             .channelOption(.datagramVectorReadMessageCount, value: Self.vectorReadCount)
             // A burst is taken in one wake-up (8 reads of 8 datagrams).
-            .channelOption(.maxMessagesPerRead, value: 8)
+            .channelOption(.maxMessagesPerRead, value: UInt(Self.readsPerWakeUp))
             .channelOption(
                 .recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Datagram.maximumSize * Self.vectorReadCount))
             // Bursts from dozens of members (the kernel caps it at net.core.rmem_max).
