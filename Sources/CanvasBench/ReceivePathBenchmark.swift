@@ -167,8 +167,8 @@ public struct ReceivePathBenchmark {
             }
             guard !messages.isEmpty else { continue }
             for action in session.handle(.receivedAll(messages, via: Self.transport), at: now) {
-                if case .persistRemote(let operations) = action {
-                    try stored?.persistRemote(operations, of: session.replica, now: now)
+                if case .persistRemote(let operations, let compactForms) = action {
+                    try stored?.persistRemote(operations, compactForms: compactForms, of: session.replica, now: now)
                 }
             }
         }

@@ -290,7 +290,11 @@ public struct RoomSession: Sendable {
         switch message {
         case .operation, .mega:
             let operations = carriage == .body ? replica.operationsFromBody(message) : message.operations
-            applyRemote(operations, from: Author(peer: peer, transport: id), now: now, isDrawing: !operationsOnly, &actions)
+            // A compact message is one operation's compact form: the store may keep it as it came.
+            let compact = operations.count == 1 && bytes.first.map(CompactOperationCoding.isCompact(firstByte:)) == true
+            applyRemote(
+                operations, compactForms: compact ? [bytes] : nil, from: Author(peer: peer, transport: id), now: now,
+                isDrawing: !operationsOnly, &actions)
         case .sync(let sync):
             if !operationsOnly { handleSync(sync, from: peer, via: id, now: now, &actions) }
         case .unsupported:
@@ -300,14 +304,20 @@ public struct RoomSession: Sendable {
 
     /// Applies operations from a member; persists the novel ones and relays them to the
     /// other transports (with the resolved offset, for an APPEND that had none).
+    /// `compactForms` (one per operation, when given): the compact form each arrived in.
     mutating func applyRemote(
-        _ operations: [Operation], from author: Author, now: Duration, isDrawing: Bool = true, _ actions: inout [SessionAction]
+        _ operations: [Operation], compactForms: [[UInt8]]? = nil, from author: Author, now: Duration,
+        isDrawing: Bool = true, _ actions: inout [SessionAction]
     ) {
         var applied: [AppliedOperation] = []
-        for operation in operations {
+        var forms: [[UInt8]?] = []
+        for (index, operation) in operations.enumerated() {
             let (effect, resolved) = replica.apply(operation)
             guard effect.isNovel else { continue }
             applied.append(AppliedOperation(operation: resolved, effect: effect, author: author))
+            // What arrived is what is recorded only when resolving changed nothing (an
+            // APPEND that came without its offset is recorded with it).
+            forms.append(compactForms.flatMap { resolved == operation ? $0[index] : nil })
         }
         guard !applied.isEmpty else { return }
         let novel = applied.map(\.operation)
@@ -317,7 +327,7 @@ public struct RoomSession: Sendable {
             if lastDrawn.updateValue(now, forKey: author) == nil { drawingEntered = true }
             noteDrawing(now: now)
         }
-        actions.append(.persistRemote(novel))
+        actions.append(.persistRemote(novel, compactForms: forms))
         actions.append(.event(.applied(applied)))
         // Relayed to every other transport that is up: none when the author's is the only one
         // (a member of one LAN), so no keys are sorted for nothing.
@@ -353,17 +363,19 @@ public struct RoomSession: Sendable {
         // Gathered apart and put in place at the end: merging into `result` as they come
         // copied the growing arrays once per message (quadratic in a burst).
         var persisted: [Operation] = []
+        var persistedForms: [[UInt8]?] = []
         var applied: [AppliedOperation] = []
         var persistAt: Int?
         var appliedAt: Int?
         for action in actions {
             switch action {
-            case .persistRemote(let operations):
+            case .persistRemote(let operations, let forms):
                 if persistAt == nil {
                     persistAt = result.count
                     result.append(action)
                 }
                 persisted.append(contentsOf: operations)
+                persistedForms.append(contentsOf: forms)
             case .event(.applied(let operations)):
                 if appliedAt == nil {
                     appliedAt = result.count
@@ -374,7 +386,7 @@ public struct RoomSession: Sendable {
                 result.append(action)
             }
         }
-        if let persistAt { result[persistAt] = .persistRemote(persisted) }
+        if let persistAt { result[persistAt] = .persistRemote(persisted, compactForms: persistedForms) }
         if let appliedAt { result[appliedAt] = .event(.applied(applied)) }
         return result
     }

@@ -103,8 +103,10 @@ public enum SessionAction: Sendable {
     case send([UInt8], kind: MessageKind, to: Destination, via: TransportID, id: SendID?)
     /// Make locally authored operations durable before the sends that follow.
     case persistLocal([Operation])
-    /// Record operations received from peers.
-    case persistRemote([Operation])
+    /// Record operations received from peers; `compactForms` has one entry per operation:
+    /// the compact form it arrived in when that is exactly the operation recorded (the
+    /// store writes it as it came), else nil.
+    case persistRemote([Operation], compactForms: [[UInt8]?])
     case event(SessionEvent)
     /// Call `.timer` at this time (replaces any earlier request).
     case scheduleTimer(at: Duration)

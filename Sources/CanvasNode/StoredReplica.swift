@@ -31,9 +31,16 @@ public struct StoredReplica {
     }
 
     /// Records operations received from peers (novel ones, resolved); `replica` already
-    /// holds them.
-    public func persistRemote(_ operations: [Operation], of replica: Replica, now: Duration) throws(StoreError) {
-        try store.appendRemote(operations, now: now)
+    /// holds them. `compactForms`: each operation's compact form as the peer sent it, or
+    /// nil (`SessionAction.persistRemote`).
+    public func persistRemote(
+        _ operations: [Operation], compactForms: [[UInt8]?]? = nil, of replica: Replica, now: Duration
+    ) throws(StoreError) {
+        if let compactForms {
+            try store.appendRemote(operations, compactForms: compactForms, now: now)
+        } else {
+            try store.appendRemote(operations, now: now)
+        }
         try compactIfNeeded(replica)
     }
 

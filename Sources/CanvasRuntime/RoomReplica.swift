@@ -275,9 +275,9 @@ final class RoomReplica {
                         "cannot make local operations durable: they are not sent now; the replica keeps them, "
                             + "and they are stored (then reach peers) when the store can be written again", error)
                 }
-            case .persistRemote(let operations):
+            case .persistRemote(let operations, let compactForms):
                 do {
-                    try stored?.persistRemote(operations, of: session.replica, now: clock.now)
+                    try stored?.persistRemote(operations, compactForms: compactForms, of: session.replica, now: clock.now)
                     metrics?.storedRemote(operations: operations.count)
                     storeWritten()
                 } catch {

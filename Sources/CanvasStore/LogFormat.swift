@@ -32,9 +32,21 @@ public enum LogFormat {
 
     /// Appends the (binary) record of `operation` to `bytes`.
     public static func appendRecord(_ operation: Operation, to bytes: inout [UInt8]) {
+        appendRecord(to: &bytes) { CompactOperationCoding.append(operation, to: &$0) }
+    }
+
+    /// Appends the (binary) record of an operation given in its compact form, as a peer
+    /// sent it: bytes that `CompactOperationCoding` decodes to the operation (the caller
+    /// decoded them), written as they are instead of encoding the operation again.
+    public static func appendRecord(compactForm: [UInt8], to bytes: inout [UInt8]) {
+        appendRecord(to: &bytes) { $0 += compactForm }
+    }
+
+    /// Appends a binary record whose compact form `writeCompact` appends.
+    private static func appendRecord(to bytes: inout [UInt8], writeCompact: (inout [UInt8]) -> Void) {
         let start = bytes.count
         bytes.append(binaryMarker)
-        CompactOperationCoding.append(operation, to: &bytes)
+        writeCompact(&bytes)
         let crc = bytes.withUnsafeBufferPointer { CRC32.checksum(UnsafeBufferPointer(rebasing: $0[(start + 1)...])) }
         bytes.append(contentsOf: [UInt8(crc >> 24), UInt8(truncatingIfNeeded: crc >> 16), UInt8(truncatingIfNeeded: crc >> 8), UInt8(truncatingIfNeeded: crc)])
         if let first = bytes[(start + 1)...].firstIndex(where: { $0 == newline || $0 == escape }) {

@@ -266,10 +266,32 @@ public final class RoomStore {
     public func appendRemote(_ operations: some Sequence<CanvasCore.Operation>, now: Duration) throws(StoreError) {
         for operation in operations {
             LogFormat.appendRecord(operation, to: &waiting)
-            waitingCount += 1
-            waitingSince = waitingSince ?? now
+            noteWaiting(now: now)
         }
         try flushIfDue(now: now)
+    }
+
+    /// `appendRemote(_:now:)` for operations some of which came in their compact form:
+    /// `compactForms` has one entry per operation, the form the peer sent (written as it
+    /// came: `LogFormat.appendRecord(compactForm:to:)`) or nil (encoded here).
+    public func appendRemote(
+        _ operations: [CanvasCore.Operation], compactForms: [[UInt8]?], now: Duration
+    ) throws(StoreError) {
+        precondition(compactForms.count == operations.count, "one compact form (or nil) per operation")
+        for (operation, form) in zip(operations, compactForms) {
+            if let form {
+                LogFormat.appendRecord(compactForm: form, to: &waiting)
+            } else {
+                LogFormat.appendRecord(operation, to: &waiting)
+            }
+            noteWaiting(now: now)
+        }
+        try flushIfDue(now: now)
+    }
+
+    private func noteWaiting(now: Duration) {
+        waitingCount += 1
+        waitingSince = waitingSince ?? now
     }
 
     /// Writes the waiting remote operations if there are `maxOperations` of them or the

@@ -237,7 +237,7 @@ import Testing
         _ = session.handle(.transportUp(TransportID("lan"), maxMessageBytes: 1200, members: [PeerID("peer")]), at: .zero)
         for operation in remote {
             let input = SessionInput.received(MessageEncoder.encode(operation), from: PeerID("peer"), via: TransportID("lan"))
-            for case .persistRemote(let operations) in session.handle(input, at: .zero) {
+            for case .persistRemote(let operations, _) in session.handle(input, at: .zero) {
                 logged += operations
                 let before = store.snapshotBytes
                 try stored.persistRemote(operations, of: session.replica, now: .seconds(1))

@@ -133,7 +133,7 @@ import Testing
         var single: [SessionAction] = []
         for (bytes, peer) in messages { single += oneByOne.handle(.received(bytes, from: peer, via: Self.lan), at: .seconds(1)) }
         #expect(batched.document == oneByOne.document)
-        let persisted = actions.compactMap { if case .persistRemote(let operations) = $0 { operations } else { nil } }
+        let persisted = actions.compactMap { if case .persistRemote(let operations, _) = $0 { operations } else { nil } }
         #expect(persisted.count == 1)
         #expect(persisted.first?.count == 3)
         let applied = actions.compactMap { if case .event(.applied(let applied)) = $0 { applied } else { nil } }

@@ -167,7 +167,7 @@ struct SimulatedNetwork {
                 }
             case .persistLocal(let operations):
                 nodes[index].persisted += operations
-            case .persistRemote(let operations):
+            case .persistRemote(let operations, _):
                 nodes[index].persisted += operations
             case .event(let event):
                 if case .rejected = event { nodes[index].rejected += 1 }
