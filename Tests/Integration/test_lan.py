@@ -329,6 +329,10 @@ class EndToEndBenchmark(unittest.TestCase):
         self.assertEqual(run["points"], 100 * 15 * 8)
         self.assertEqual(run["fell_behind"], [])
         self.assertEqual(run["behind"], [])
+        # The node that only listens (--listeners, default 1) converged too, and its CPU is
+        # reported apart.
+        self.assertEqual(run["listeners"], 1)
+        self.assertGreater(run["listener_cpu_us_per_point"], 0, run)
         self.assertGreater(run["same_lan"]["count"], 0)
         self.assertGreater(run["across_xmpp"]["count"], 0)
         # Compact payloads on the LAN (PROTOCOL.md §15): JSON took 29 or more bytes a point.
