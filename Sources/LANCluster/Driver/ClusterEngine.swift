@@ -74,7 +74,7 @@ final class ClusterEngine {
 
     /// Starts the node, sending to `destination` on `channel`, reading the socket at most
     /// once every `readInterval` while datagrams trickle in (zero: whenever it is readable).
-    func start(channel: any Channel, destination: SocketAddress, readInterval: Duration = .zero) {
+    func start(channel: any Channel, destination: SocketAddress, readInterval: Duration) {
         self.channel = channel
         self.destination = destination
         self.readInterval = TimeAmount(readInterval)
