@@ -13,7 +13,7 @@ import Darwin
 /// moment of starting strokes, as people drawing together do (a thousand strokes started in
 /// the same millisecond is a burst no room sees).
 ///
-/// Deterministic for a seed. Strokes of traced authors (every `tracedEvery`-th) are named
+/// Deterministic for a seed. Strokes of traced authors (one in `tracedEvery`) are named
 /// `t…`, the others `a…`, so that nodes report when they apply the traced ones
 /// (`canvas join --trace-strokes t`).
 public struct AuthorLoad: Sendable {
@@ -71,8 +71,12 @@ public struct AuthorLoad: Sendable {
         }
     }
 
-    /// Whether `author` is traced.
-    public func isTraced(_ author: Int) -> Bool { author % max(1, tracedEvery) == 0 }
+    /// Whether `author` is traced: the first of them, one in `tracedEvery` (at least one).
+    /// Author `a` draws through node `a % nodes`, so consecutive authors spread over every
+    /// node and every LAN group. (Every `tracedEvery`-th author instead traced only the
+    /// nodes whose index shares the factor: with 50 nodes and one in 20, five nodes, all in
+    /// one LAN group of two.)
+    public func isTraced(_ author: Int) -> Bool { author < max(1, authors / max(1, tracedEvery)) }
 
     /// Every line of the load, in time order.
     public func emits() -> [Emit] {

@@ -58,6 +58,9 @@ struct EndToEndRun {
         var convergedAfter: Double?
         var sameLAN: Distribution
         var acrossXMPP: Distribution
+        /// Across the room, at the gateways that took it from the room: how much of
+        /// `acrossXMPP` the room's leg takes (the rest is the two LANs).
+        var atReceivingGateway: Distribution
         var nodes: [NodeFigures]
         var serverCPUSeconds: Double?
         var generatorLagMax: Double
@@ -232,6 +235,7 @@ struct EndToEndRun {
         // Latency of traced operations at the nodes that did not draw them.
         var sameLAN: [Double] = []
         var across: [Double] = []
+        var atGateway: [Double] = []
         for (index, node) in nodeList.enumerated() {
             for traced in node.facts.traced where traced.remote {
                 guard let origin = sent[AuthorLoad.TracedOperation(stroke: traced.stroke, offset: traced.offset)],
@@ -239,6 +243,7 @@ struct EndToEndRun {
                 else { continue }
                 let seconds = Double(traced.at - origin.at) / 1e9
                 if nodeList[origin.node].group == node.group { sameLAN.append(seconds) } else { across.append(seconds) }
+                if isGateway(index), nodeList[origin.node].group != node.group { atGateway.append(seconds) }
             }
         }
         var figures: [NodeFigures] = []
@@ -255,7 +260,8 @@ struct EndToEndRun {
         let convergedAfter = agreed ? figures.compactMap(\.convergedAfter).max() : nil
         return Result(
             run: self, totalPoints: load.totalPoints, converged: agreed, convergedAfter: convergedAfter,
-            sameLAN: Distribution(sameLAN), acrossXMPP: Distribution(across), nodes: figures, serverCPUSeconds: serverCPU,
+            sameLAN: Distribution(sameLAN), acrossXMPP: Distribution(across), atReceivingGateway: Distribution(atGateway),
+            nodes: figures, serverCPUSeconds: serverCPU,
             generatorLagMax: lagMax, loadSeconds: Double(loadEnd - start) / 1e9, loadAverage: loadAverage,
             legacyReport: legacyReport)
     }

@@ -88,6 +88,10 @@ extension Bench.Users {
         if run.groups > 1 {
             lines.append(
                 "draw→apply, across the XMPP room: p50 \(ms(result.acrossXMPP.median)), p99 \(ms(result.acrossXMPP.p99)), max \(ms(result.acrossXMPP.max)) (\(result.acrossXMPP.count) traced)")
+            if result.atReceivingGateway.count > 0 {
+                lines.append(
+                    "  of which to the receiving gateway: p50 \(ms(result.atReceivingGateway.median)), p99 \(ms(result.atReceivingGateway.p99))")
+            }
         }
         let cpu = result.nodes.map(\.cpuSeconds)
         lines.append(
@@ -151,7 +155,8 @@ extension Bench.Users {
             "authors": run.load.authors, "rate": run.load.pointsPerSecond, "seconds": run.load.seconds, "nodes": run.nodes,
             "groups": run.groups, "listeners": run.listeners, "server": run.server?.tag ?? "none", "stores": run.durable,
             "points": result.totalPoints, "converged": result.converged, "same_lan": distribution(result.sameLAN),
-            "across_xmpp": distribution(result.acrossXMPP), "cpu_us_per_point": result.cpuPerPointMicroseconds,
+            "across_xmpp": distribution(result.acrossXMPP),
+            "across_xmpp_at_receiving_gateway": distribution(result.atReceivingGateway), "cpu_us_per_point": result.cpuPerPointMicroseconds,
             "lan_datagrams_per_point": result.lanPerPoint("datagrams_sent"), "lan_bytes_per_point": result.lanPerPoint("bytes_sent"),
             "lan_nacks_per_point": result.lanPerPoint("nacks_sent"), "lan_repairs_per_point": result.lanPerPoint("repairs_sent"),
             "sync_bytes_per_point": result.syncPerPoint("sync_bytes"), "repair_bytes_per_point": result.syncPerPoint("repair_bytes"),

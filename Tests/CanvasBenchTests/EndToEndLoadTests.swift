@@ -30,6 +30,25 @@ import Testing
         #expect(phases.count > 30)
     }
 
+    @Test func tracedAuthorsAreSpreadEvenlyOverTheNodes() {
+        // 1000 authors through 50 nodes in 2 groups (author a through node a % 50, node n in
+        // group n % 2), one in 20 traced: one on every node.
+        func tracedPerNode(_ load: AuthorLoad, nodes: Int) -> [Int: Int] {
+            Dictionary(grouping: (0..<load.authors).filter(load.isTraced)) { $0 % nodes }.mapValues(\.count)
+        }
+        let perNode = tracedPerNode(AuthorLoad(authors: 1000, seconds: 1, tracedEvery: 20), nodes: 50)
+        #expect(perNode.count == 50 && perNode.values.allSatisfy { $0 == 1 })
+        // Twice the authors: two a node.
+        let twice = tracedPerNode(AuthorLoad(authors: 2000, seconds: 1, tracedEvery: 20), nodes: 50)
+        #expect(twice.count == 50 && twice.values.allSatisfy { $0 == 2 })
+        // Fewer traced authors than nodes: both groups alike.
+        let few = tracedPerNode(AuthorLoad(authors: 1000, seconds: 1, tracedEvery: 80), nodes: 50)
+        #expect(few.values.reduce(0, +) == 12)
+        #expect(few.keys.filter { $0 % 2 == 0 }.count == 6)
+        // At least one author is traced.
+        #expect(AuthorLoad(authors: 3, seconds: 1, tracedEvery: 20).isTraced(0))
+    }
+
     @Test func strokesLastStrokeSecondsExceptTheFirst() {
         let load = AuthorLoad(authors: 200, pointsPerSecond: 15, seconds: 12, strokeSeconds: 4, seed: 3)
         let adds = load.emits().filter { String(decoding: $0.line, as: UTF8.self).hasPrefix(#"{"type":"ADD""#) }
