@@ -65,6 +65,13 @@ extension XMLElement {
 }
 
 private func appendEscaped(_ string: String, inAttribute: Bool, to output: inout String) {
+    // Most text needs nothing escaped (a batch's Base64, say: kilobytes of it): then it is
+    // appended whole, not scalar by scalar. A byte below 0x20, one of &<>'" or 0xEF (which
+    // starts U+FFFE and U+FFFF, among others) sends the string through the loop below.
+    if !string.utf8.contains(where: needsAttention) {
+        output += string
+        return
+    }
     for scalar in string.unicodeScalars {
         switch scalar {
         case "&": output += "&amp;"
@@ -83,5 +90,13 @@ private func appendEscaped(_ string: String, inAttribute: Bool, to output: inout
             output += "\u{FFFD}"
         default: output.unicodeScalars.append(scalar)
         }
+    }
+}
+
+/// Whether a UTF-8 byte may need escaping or replacing (see `appendEscaped`).
+private func needsAttention(_ byte: UInt8) -> Bool {
+    switch byte {
+    case 0..<0x20, UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "'"), UInt8(ascii: "\""), 0xEF: true
+    default: false
     }
 }

@@ -53,6 +53,21 @@ struct XMLElementTests {
         #expect(element.rendered() == "<a>x\u{FFFD}y\u{FFFD}z\u{FFFD}</a>")
     }
 
+    @Test func aCharacterToEscapeAfterALongPlainRunIsStillEscaped() {
+        // Plain text is appended whole; one character anywhere in it sends the whole text
+        // through the escaping loop (the last of a batch's Base64, say).
+        let plain = String(repeating: "QUJDRA+/=", count: 500)
+        #expect(XMLElement(name: "a", children: [.text(plain)]).rendered() == "<a>\(plain)</a>")
+        for (tail, escaped) in [("<", "&lt;"), ("&", "&amp;"), ("\u{FFFE}", "\u{FFFD}"), ("\u{7}", "\u{FFFD}"), ("\r", "&#13;")] {
+            #expect(XMLElement(name: "a", children: [.text(plain + tail)]).rendered() == "<a>\(plain)\(escaped)</a>")
+            #expect(
+                XMLElement(name: "a", attributes: [XMLAttribute(name: "v", value: tail + plain)]).rendered()
+                    == "<a v='\(escaped)\(plain)'/>")
+        }
+        // Other characters that start with the byte 0xEF are kept.
+        #expect(XMLElement(name: "a", children: [.text("\u{FF21}\u{FFFD}")]).rendered() == "<a>\u{FF21}\u{FFFD}</a>")
+    }
+
     @Test func whitespaceAndCarriageReturnsSurviveARoundTrip() throws {
         let element = XMLElement(
             name: "a", namespace: "jabber:client",
