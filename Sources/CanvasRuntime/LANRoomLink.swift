@@ -83,9 +83,7 @@ final class LANRoomLink: RoomTransport {
         guard !pending.isEmpty else { return }
         let messages = pending
         pending = []
-        for payload in PackedPayload.pack(messages, maxBytes: LANRoomLinkStateMachine.maxMessageBytes) {
-            driver.send(payload: payload)
-        }
+        driver.send(payloads: PackedPayload.pack(messages, maxBytes: LANRoomLinkStateMachine.maxMessageBytes))
     }
 
     private var root: String { replica.document.digest.rootHex }

@@ -177,6 +177,24 @@ private func awaitFullMembership(_ nodes: [TestNode], within timeout: Duration =
     }
 
     @Test(.enabled(if: multicastInterface != nil, "needs an up interface with an IPv4 address and MULTICAST"))
+    func payloadsSentTogetherArriveInOrderOnce() async throws {
+        let nodes = try await startNodes(["a", "b"], socket: freshSocket(on: try #require(multicastInterface)))
+        #expect(await awaitFullMembership(nodes))
+        // A gateway's burst: full datagrams, one that takes two, and a refused one among
+        // them (too large), which does not hold back the others.
+        let payloads = (0..<40).map { index in [UInt8](repeating: UInt8(index), count: index == 7 ? 2000 : 1100) }
+        let refused = [UInt8](repeating: 0xFF, count: ClusterConfiguration(room: "sketch").maxPayloadBytes + 1)
+        let before = nodes[0].driver.counters.datagramsSent
+        nodes[0].driver.send(payloads: Array(payloads[..<20]) + [refused] + Array(payloads[20...]))
+        nodes[0].driver.send(payloads: [])
+        #expect(await eventually { nodes[1].deliveries.count >= 40 })
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(nodes[1].deliveries.map(\.payload) == payloads)
+        #expect(nodes[0].driver.counters.datagramsSent - before >= 41)
+        await stopAll(nodes)
+    }
+
+    @Test(.enabled(if: multicastInterface != nil, "needs an up interface with an IPv4 address and MULTICAST"))
     func aLargePayloadArrivesIntactInFragments() async throws {
         let nodes = try await startNodes(["a", "b", "c"], socket: freshSocket(on: try #require(multicastInterface)))
         #expect(await awaitFullMembership(nodes))

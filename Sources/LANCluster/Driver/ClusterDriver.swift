@@ -133,7 +133,15 @@ public final class ClusterDriver: Sendable {
     /// payload over `ClusterConfiguration.maxPayloadBytes`, or sent while the driver is not
     /// running, is logged and dropped.
     public func send(payload: [UInt8]) {
-        eventLoop.execute { [engine] in engine.value.send(payload: payload) }
+        send(payloads: [payload])
+    }
+
+    /// Sends `payloads` to every member of the room, in order, as `send(payload:)` each,
+    /// written to the socket together: a burst of datagrams (a gateway relaying a room's
+    /// batch, say) leaves in one `sendmmsg` rather than one system call each.
+    public func send(payloads: [[UInt8]]) {
+        guard !payloads.isEmpty else { return }
+        eventLoop.execute { [engine] in engine.value.send(payloads: payloads) }
     }
 
     /// Announces whether this node has a working XMPP session (which may move the gateway)

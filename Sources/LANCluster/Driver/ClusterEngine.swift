@@ -132,12 +132,17 @@ final class ClusterEngine {
         }
     }
 
-    func send(payload: [UInt8]) {
-        do {
-            perform(try node.send(payload: payload, now: now))
-        } catch {
-            report(error, "payload not sent to the LAN cluster")
+    /// Sends each payload (one refused is reported, the others go), then flushes once.
+    func send(payloads: [[UInt8]]) {
+        var actions: [ClusterAction] = []
+        for payload in payloads {
+            do {
+                actions += try node.send(payload: payload, now: now)
+            } catch {
+                report(error, "payload not sent to the LAN cluster")
+            }
         }
+        perform(actions)
     }
 
     func setCapabilities(hasXMPPSession: Bool, summary: [UInt8]) {
