@@ -193,13 +193,7 @@ struct TracedLine {
 
     /// Where the value of the field named by `key` (`"name":`) starts.
     private static func value(after key: String, in line: ArraySlice<UInt8>) -> Int? {
-        let key = Array(key.utf8)
-        var index = line.startIndex
-        while index + key.count <= line.endIndex {
-            if line[index..<index + key.count].elementsEqual(key) { return index + key.count }
-            index += 1
-        }
-        return nil
+        line.firstRange(of: key.utf8)?.upperBound
     }
 
     private static func string(_ key: String, in line: ArraySlice<UInt8>) -> String? {
