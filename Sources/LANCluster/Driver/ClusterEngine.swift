@@ -48,8 +48,8 @@ final class ClusterEngine {
     private var deliveries: [ClusterDelivery] = []
     /// Whether a read of the socket is under way (between `receive` and `readComplete`).
     private var reading = false
-    /// How long the socket rests between reads (zero: it is read whenever it is readable).
-    private var readInterval: TimeAmount = .zero
+    /// The instants a resting socket is read at (nil: it is read whenever it is readable).
+    private var readGrid: WakeUpGrid?
     /// Datagrams taken by the read under way.
     private var datagramsThisRead = 0
     /// The next read of a resting socket.
@@ -73,13 +73,15 @@ final class ClusterEngine {
     }
 
     /// Starts the node, sending to `destination` on `channel`, reading the socket at most
-    /// once every `readInterval` while datagrams trickle in (zero: whenever it is readable).
+    /// once every `readInterval` while datagrams trickle in, on the grid of that period
+    /// (zero: whenever it is readable).
     func start(channel: any Channel, destination: SocketAddress, readInterval: Duration) {
         self.channel = channel
         self.destination = destination
-        self.readInterval = TimeAmount(readInterval)
+        let period = TimeAmount(readInterval)
+        readGrid = period.nanoseconds > 0 ? WakeUpGrid(period: period) : nil
         origin = .now()
-        if self.readInterval > .zero {
+        if readGrid != nil {
             // Reads are asked for one at a time from now on (`readComplete`).
             try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: false)
             channel.read()
@@ -117,15 +119,17 @@ final class ClusterEngine {
     }
 
     /// Asks for the next read of a resting socket: at once when the last read left
-    /// datagrams in it, else after `readInterval` (what arrives meanwhile waits in the
-    /// socket's buffer and is taken in one wake-up).
+    /// datagrams in it, else at the next instant of the read grid (what arrives meanwhile
+    /// waits in the socket's buffer and is taken in one wake-up, the one of the node's tick
+    /// when the grids agree). A socket that finds nothing waiting then is read as soon as
+    /// a datagram comes: a lone datagram does not wait.
     private func scheduleRead(soon: Bool) {
-        guard readInterval > .zero, !readingPaused, nextRead == nil, let channel else { return }
+        guard let readGrid, !readingPaused, nextRead == nil, let channel else { return }
         if soon {
             channel.read()
             return
         }
-        nextRead = eventLoop.assumeIsolated().scheduleTask(in: readInterval) { [self] in
+        nextRead = eventLoop.assumeIsolated().scheduleTask(deadline: readGrid.next(after: .now())) { [self] in
             nextRead = nil
             guard !readingPaused else { return }
             self.channel?.read()
@@ -258,7 +262,7 @@ final class ClusterEngine {
         guard readingPaused else { return }
         readingPaused = false
         guard let channel else { return }
-        if readInterval > .zero {
+        if readGrid != nil {
             channel.read()
         } else {
             try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: true)

@@ -18,10 +18,12 @@ public struct ClusterSocketConfiguration: Sendable, Hashable {
     /// How long the socket rests between reads while datagrams trickle in: each read takes
     /// what gathered meanwhile (up to 64 datagrams; a full read is followed at once by the
     /// next), so a node wakes about `1 / readInterval` times a second for its socket however
-    /// many members send, and a datagram waits at most this long in the socket. The default
-    /// is one frame of a 60 Hz display: nothing received sooner could be shown sooner.
+    /// many members send. Reads fall on the instants of a `WakeUpGrid` of this period; the
+    /// default, 50 ms, is the grid of the node's tick, so that a loaded node wakes for both
+    /// at once. A datagram waits at most this long in the socket, and one that comes to a
+    /// socket that found nothing waiting at its last grid instant is read as it comes.
     /// Zero reads each datagram as it arrives (a wake-up each, when they trickle in).
-    public var readInterval: Duration = .milliseconds(16)
+    public var readInterval: Duration = .milliseconds(50)
     /// False skips joining the group, as on a LAN without multicast: tests use it to
     /// exercise the broadcast fallback.
     var joinsGroup = true
