@@ -346,22 +346,24 @@ struct Join: AsyncParsableCommand {
             configuration: configuration, logger: logger, eventLoopGroup: loopGroup,
             metrics: http == nil ? nil : Self.metricsFactory(registry))
         let wanted = eventNames
-        let output = events || wanted != nil ? EventOutput(logger: logger) : nil
-        // Subscribed before the node starts, so that `started` is the first line. Written
-        // from a thread of the global pool, not the node's: a reader that stops reading
-        // blocks `write`, and on the node's thread that would stop its sockets and timers
-        // too (its beacons: the LAN would take it for gone). A reader that falls behind
-        // holds back only the node's handling of inputs (`EventSubscribers`).
+        let loop = EventLoopTaskExecutor(loopGroup.next())
+        let output = events || wanted != nil ? await EventOutput.open(on: loop.eventLoop, logger: logger) : nil
+        // Subscribed before the node starts, so that `started` is the first line. A reader
+        // that stops reading must not stop the node's sockets and timers (its beacons: the
+        // LAN would take it for gone): a pipe is written from the node's own loop without
+        // blocking it, anything else from a thread of the global pool (`EventOutput`). A
+        // reader that falls behind holds back only the node's handling of inputs
+        // (`EventSubscribers`).
         let printer = output.map { output in
             let events = wanted.map { node.events(named: $0) } ?? node.events
-            return Task {
-                for await event in events { output.write(event.ndjson) }
+            return Task(executorPreference: output.writesWithoutBlocking ? loop : nil) {
+                for await event in events { await output.writeWaitingForTheReader(event.ndjson) }
+                await output.close()
             }
         }
         let web = try await startWebServer(for: node, registry: registry, logger: logger)
         defer { if let web { Task { await web.stop() } } }
-        StandardInput.feed(
-            node, room: rooms[0], on: EventLoopTaskExecutor(loopGroup.next()), output: output, logger: logger)
+        StandardInput.feed(node, room: rooms[0], on: loop, output: output, logger: logger)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [.init(service: node, successTerminationBehavior: .gracefullyShutdownGroup)], logger: logger))
@@ -417,33 +419,6 @@ struct Join: AsyncParsableCommand {
         lanGroup = lanGroup ?? file.lanGroup
         lanPort = lanPort ?? file.lanPort
         lanKeyFile = lanKeyFile ?? file.lanKeyFile
-    }
-}
-
-/// Writes event lines to standard output. A reader that went away (EPIPE) stops the
-/// events, not the node.
-final class EventOutput: Sendable {
-    private let logger: Logger
-    private let closed = Mutex(false)
-
-    init(logger: Logger) {
-        self.logger = logger
-        signal(SIGPIPE, SIG_IGN)
-    }
-
-    func write(_ bytes: [UInt8]) {
-        guard !closed.withLock({ $0 }) else { return }
-        var written = 0
-        while written < bytes.count {
-            let result = bytes.withUnsafeBytes { Foundation.write(STDOUT_FILENO, $0.baseAddress! + written, $0.count - written) }
-            if result < 0 && errno == EINTR { continue }
-            guard result > 0 else {
-                closed.withLock { $0 = true }
-                logger.warning("standard output is closed; no more events are written")
-                return
-            }
-            written += result
-        }
     }
 }
 

@@ -29,6 +29,9 @@ class Node:
         self.lock = threading.Lock()
         self.process = None
         self.starts = 0
+        # Cleared, the reader stops taking the process's output (a reader that falls behind).
+        self.reading = threading.Event()
+        self.reading.set()
 
     def command(self):
         args = [self.canvas, "join", "--jid", self.jid, "--password-file", self.password_file,
@@ -53,6 +56,7 @@ class Node:
 
     def _read(self, process):
         for raw in process.stdout:
+            self.reading.wait()
             try:
                 event = json.loads(raw)
             except ValueError:

@@ -4,6 +4,8 @@ gateway (Prosody from scripts/prosody-harness).
 
 Run by scripts/test; alone: `python3 Tests/Integration/test_lan.py` with CANVAS_BIN set."""
 
+import array
+import fcntl
 import json
 import os
 import random
@@ -11,6 +13,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 import unittest
 
@@ -89,6 +92,35 @@ class LANCluster(unittest.TestCase):
                 total += node.draw(rng, 3)
         wait_converged(nodes, 60, points=total)
         for node in nodes:
+            self.assertEqual(node.stop(), 0)
+
+    def test_a_node_whose_event_reader_stalls_stays_in_the_cluster_and_catches_up(self):
+        """A program that stops reading a node's events must not stop the node's sockets and
+        timers: events are written from the node's loop (a pipe, non-blocking), and had they
+        blocked it, its beacons would stop and the others would see it leave."""
+        rng = seeded_random("a stalled event reader")
+        a = self.node("a").start()
+        b = self.node("b").start()
+        pipe = b.process.stdout.fileno()
+        fcntl.fcntl(pipe, 1031, 4096)  # F_SETPIPE_SZ: a page, filled by a few dozen events
+        a.wait_members(1)
+        b.wait_members(1)
+        b.reading.clear()
+        total = 0
+        stalled_until = time.monotonic() + 5
+        while time.monotonic() < stalled_until:
+            total += a.draw(rng, 2)
+            time.sleep(0.1)
+        unread = array.array("i", [0])
+        fcntl.ioctl(pipe, termios.FIONREAD, unread)
+        self.assertGreaterEqual(unread[0], 3072, "b's events did not fill its pipe: nothing was stalled")
+        left = [e for e in a.snapshot() if e.get("event") == "member_left"]
+        self.assertEqual(left, [], "b stopped answering the LAN while its event reader stood still")
+        b.reading.set()
+        wait_converged([a, b], 60, points=total)
+        with open(b.log_path) as log:
+            self.assertNotIn("standard output is closed", log.read())
+        for node in (a, b):
             self.assertEqual(node.stop(), 0)
 
     def sniffer(self):
