@@ -11,20 +11,29 @@ import Synchronization
 /// node's own event loop without ever blocking it: the pipe is opened again as a file
 /// description of its own (`/proc/self/fd/1`, so that making it non-blocking changes
 /// nothing for anyone else writing to the pipe) and written as a SwiftNIO pipe channel.
-/// The printer waits for each line to be written before it takes the next, so a reader that
-/// falls behind holds back the printer, not the loop's sockets and timers. Events then cost
-/// no other thread's wake-up (on a listening node at 1000 authors over 50 nodes the
-/// printer's thread woke 40 times a second: docs/benchmarks.md). Anything else (a terminal,
-/// a file) is written with blocking writes, which must not be made on the node's loop.
+/// The lines of one turn of the loop (the events of one input) go in one write, at the
+/// end of that turn. While more than the channel's high watermark (64 KiB) waits for the
+/// reader, the printer waits too, so a reader that falls behind holds back the printer,
+/// not the loop's sockets and timers. Events then cost no other thread's wake-up (on a
+/// listening node at 1000 authors over 50 nodes the printer's thread woke 40 times a
+/// second: docs/benchmarks.md). Anything else (a terminal, a file) is written with
+/// blocking writes, which must not be made on the node's loop.
 final class EventOutput: Sendable {
     private let logger: Logger
     private let closed = Mutex(false)
     /// The pipe's channel, when standard output is a pipe.
     private let pipe: (any Channel)?
+    /// Whether a flush of the pipe is due at the end of the loop's turn.
+    private let flushScheduled = Mutex(false)
+    /// Set before the channel is closed here: its closing is then no reader going away.
+    private let closing = Mutex(false)
 
     private init(logger: Logger, pipe: (any Channel)?) {
         self.logger = logger
         self.pipe = pipe
+        pipe?.closeFuture.whenComplete { [self] _ in
+            if !closing.withLock({ $0 }) { readerGone(nil) }
+        }
     }
 
     /// Standard output, as a channel on `eventLoop` when it is a pipe that can be opened
@@ -56,34 +65,67 @@ final class EventOutput: Sendable {
     /// event loop.
     var writesWithoutBlocking: Bool { pipe != nil }
 
-    /// Writes `bytes` now, or queues them behind lines the reader has not taken yet.
+    /// Writes `bytes` at the end of the loop's turn, behind lines the reader has not
+    /// taken yet.
     func write(_ bytes: [UInt8]) {
         guard !isClosed else { return }
         guard let pipe else {
             writeBlocking(bytes)
             return
         }
-        pipe.writeAndFlush(pipe.allocator.buffer(bytes: bytes)).whenFailure { [self] error in readerGone(error) }
+        pipe.write(pipe.allocator.buffer(bytes: bytes), promise: nil)
+        scheduleFlush(pipe)
     }
 
-    /// Writes `bytes` and returns once they are in the pipe: while the reader is behind,
-    /// this waits (the loop goes on).
+    /// Writes `bytes` at the end of the loop's turn; while the reader is behind by more
+    /// than the channel's high watermark, returns only once it has caught up (the loop goes
+    /// on).
     func writeWaitingForTheReader(_ bytes: [UInt8]) async {
         guard !isClosed else { return }
         guard let pipe else {
             writeBlocking(bytes)
             return
         }
-        do {
-            try await pipe.writeAndFlush(pipe.allocator.buffer(bytes: bytes)).get()
-        } catch {
-            readerGone(error)
+        pipe.write(pipe.allocator.buffer(bytes: bytes), promise: nil)
+        guard pipe.isWritable else {
+            // Done when everything before it is in the pipe.
+            try? await Self.flushed(pipe).get()
+            return
+        }
+        scheduleFlush(pipe)
+    }
+
+    /// One flush once the loop's current turn is over: the lines written meanwhile leave
+    /// together.
+    private func scheduleFlush(_ pipe: any Channel) {
+        let due = flushScheduled.withLock { scheduled in
+            defer { scheduled = true }
+            return !scheduled
+        }
+        guard due else { return }
+        pipe.eventLoop.execute { [self] in
+            flushScheduled.withLock { $0 = false }
+            pipe.flush()
         }
     }
 
-    /// Closes the pipe's own file description (standard output itself stays open).
-    func close() async {
-        try? await pipe?.close()
+    /// Closes the pipe's own file description (standard output itself stays open) once
+    /// the lines written are in the pipe, or after `patience` if its reader stands still.
+    func close(patience: TimeAmount = .seconds(5)) async {
+        guard let pipe else { return }
+        closing.withLock { $0 = true }
+        let written = Self.flushed(pipe)
+        let giveUp = pipe.eventLoop.scheduleTask(in: patience) { pipe.close(promise: nil) }
+        try? await written.get()
+        giveUp.cancel()
+        try? await pipe.close()
+    }
+
+    /// Flushes `pipe`; done when what was written before is in the pipe.
+    private static func flushed(_ pipe: any Channel) -> EventLoopFuture<Void> {
+        let promise = pipe.eventLoop.makePromise(of: Void.self)
+        pipe.writeAndFlush(pipe.allocator.buffer(capacity: 0), promise: promise)
+        return promise.futureResult
     }
 
     private var isClosed: Bool { closed.withLock { $0 } }
