@@ -191,28 +191,60 @@ extension Document {
     }
 }
 
+/// One of the operations that make up a stroke (`Stroke.forEachOperation`), its points
+/// borrowed from the stroke, not copied.
+public enum StrokeOperationPart {
+    /// ADD, with the stroke's header.
+    case add(StrokeHeader)
+    /// APPEND of `points` at `offset`.
+    case append(ArraySlice<Point>, offset: Int)
+    /// DELETE of the interval `start ..< end`.
+    case delete(start: Double, end: Double)
+    /// REMOVE_STROKE: the whole stroke, present and future, erased.
+    case removeStroke
+}
+
 extension Stroke {
     /// The stroke as operations: ADD, one APPEND for the drawable points after the start,
     /// one per pending run, and a DELETE per erased interval (REMOVE_STROKE when the whole
     /// stroke, present and future, is erased).
     public var operations: [Operation] {
         var result: [Operation] = []
-        if let header {
-            result.append(.add(id, header))
-        }
-        if points.count > 1 {
-            result.append(.append(id, points: Array(points[1...]), offset: 1))
-        }
-        for run in pending {
-            result.append(.append(id, points: run.points, offset: run.offset))
-        }
-        for interval in erased.intervals {
-            if interval.upperBound == .infinity {
-                result.append(.removeStroke(id))
-            } else {
-                result.append(.delete(id, start: interval.lowerBound, end: interval.upperBound))
+        result.reserveCapacity(operationCount)
+        forEachOperation { part in
+            switch part {
+            case .add(let header): result.append(.add(id, header))
+            case .append(let points, let offset): result.append(.append(id, points: Array(points), offset: offset))
+            case .delete(let start, let end): result.append(.delete(id, start: start, end: end))
+            case .removeStroke: result.append(.removeStroke(id))
             }
         }
         return result
+    }
+
+    /// How many operations `operations` has.
+    public var operationCount: Int {
+        (header == nil ? 0 : 1) + (points.count > 1 ? 1 : 0) + pending.count + erased.intervals.count
+    }
+
+    /// Calls `body` with each of `operations`, in order, without copying any point (what a
+    /// snapshot writes: `SnapshotFormat.encode(_:)`).
+    public func forEachOperation(_ body: (StrokeOperationPart) -> Void) {
+        if let header {
+            body(.add(header))
+        }
+        if points.count > 1 {
+            body(.append(points[1...], offset: 1))
+        }
+        for run in pending {
+            body(.append(run.points[...], offset: run.offset))
+        }
+        for interval in erased.intervals {
+            if interval.upperBound == .infinity {
+                body(.removeStroke)
+            } else {
+                body(.delete(start: interval.lowerBound, end: interval.upperBound))
+            }
+        }
     }
 }

@@ -15,7 +15,7 @@ public struct SnapshotJob: Sendable {
 
     /// Writes the snapshot; returns its size in bytes.
     public func run() throws(StoreError) -> Int {
-        let snapshot = SnapshotFormat.encode(document.operations)
+        let snapshot = SnapshotFormat.encode(document)
         try FileSystem.replaceDurably(snapshotPath, with: snapshot, folder: roomPath)
         return snapshot.count
     }

@@ -380,7 +380,7 @@ public final class RoomStore {
         guard !isCompacting else {
             throw StoreError(.io, path: snapshotPath, "a background compaction is under way; finish it first")
         }
-        let snapshot = SnapshotFormat.encode(document.operations)
+        let snapshot = SnapshotFormat.encode(document)
         try FileSystem.replaceDurably(snapshotPath, with: snapshot, folder: roomPath)
         snapshotBytes = snapshot.count
         if rotatedLogBytes != nil {
