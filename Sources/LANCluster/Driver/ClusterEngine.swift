@@ -72,9 +72,9 @@ final class ClusterEngine {
         return Duration(NIODeadline.now() - origin)
     }
 
-    /// Starts the node, sending to `destination` on `channel`, reading the socket at most
-    /// once every `readInterval` while datagrams trickle in, on the grid of that period
-    /// (zero: whenever it is readable).
+    /// Starts the node, sending to `destination` on `channel`, reading the socket at the
+    /// instants of a grid of period `readInterval` while datagrams trickle in (zero:
+    /// whenever it is readable).
     func start(channel: any Channel, destination: SocketAddress, readInterval: Duration) {
         self.channel = channel
         self.destination = destination
