@@ -220,8 +220,21 @@ struct TracedLine {
 
 /// CPU time of processes, from Linux's /proc.
 enum ProcessCPU {
-    /// User plus system seconds of process `pid`, nil if it is gone.
+    /// User plus system seconds of process `pid` (all its threads, ended ones too), nil if
+    /// it is gone: from its CPU-time clock, to the nanosecond, else from `/proc/PID/stat`,
+    /// in clock ticks (10 ms here: a listening node's 0.3 s of a run read in ticks is
+    /// 0.033 µs a point apart from one tick to the next).
     static func seconds(of pid: Int32) -> Double? {
+        var clock = clockid_t()
+        var time = timespec()
+        if clock_getcpuclockid(pid, &clock) == 0, clock_gettime(clock, &time) == 0 {
+            return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+        }
+        return ticks(of: pid)
+    }
+
+    /// User plus system seconds of process `pid` from `/proc/PID/stat`, nil if it is gone.
+    static func ticks(of pid: Int32) -> Double? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let close = text.lastIndex(of: ")")
         else { return nil }
