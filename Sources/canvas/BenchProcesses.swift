@@ -218,7 +218,7 @@ struct TracedLine {
     }
 }
 
-/// CPU time of processes, from Linux's /proc.
+/// CPU time of processes (their CPU-time clocks, else Linux's /proc) and the machine's load.
 enum ProcessCPU {
     /// User plus system seconds of process `pid` (all its threads, ended ones too), nil if
     /// it is gone: from its CPU-time clock, to the nanosecond, else from `/proc/PID/stat`,

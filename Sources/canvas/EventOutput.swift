@@ -81,18 +81,11 @@ final class EventOutput: Sendable {
     /// than the channel's high watermark, returns only once it has caught up (the loop goes
     /// on).
     func writeWaitingForTheReader(_ bytes: [UInt8]) async {
-        guard !isClosed else { return }
-        guard let pipe else {
-            writeBlocking(bytes)
-            return
-        }
-        pipe.write(pipe.allocator.buffer(bytes: bytes), promise: nil)
-        guard pipe.isWritable else {
+        write(bytes)
+        if let pipe, !pipe.isWritable {
             // Done when everything before it is in the pipe.
             try? await Self.flushed(pipe).get()
-            return
         }
-        scheduleFlush(pipe)
     }
 
     /// One flush once the loop's current turn is over: the lines written meanwhile leave

@@ -23,7 +23,7 @@ public struct ClusterSocketConfiguration: Sendable, Hashable {
     /// at once. A datagram waits at most this long in the socket, and one that comes to a
     /// socket that found nothing waiting at its last grid instant is read as it comes.
     /// Zero reads each datagram as it arrives (a wake-up each, when they trickle in).
-    public var readInterval: Duration = .milliseconds(50)
+    public var readInterval = Duration.nanoseconds(WakeUpGrid.tick.period.nanoseconds)
     /// False skips joining the group, as on a LAN without multicast: tests use it to
     /// exercise the broadcast fallback.
     var joinsGroup = true
