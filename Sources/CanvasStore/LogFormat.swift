@@ -48,21 +48,37 @@ public enum LogFormat {
         bytes.append(binaryMarker)
         writeCompact(&bytes)
         let crc = bytes.withUnsafeBufferPointer { CRC32.checksum(UnsafeBufferPointer(rebasing: $0[(start + 1)...])) }
-        bytes.append(contentsOf: [UInt8(crc >> 24), UInt8(truncatingIfNeeded: crc >> 16), UInt8(truncatingIfNeeded: crc >> 8), UInt8(truncatingIfNeeded: crc)])
-        if let first = bytes[(start + 1)...].firstIndex(where: { $0 == newline || $0 == escape }) {
-            let tail = bytes[first...]
-            var escaped: [UInt8] = []
-            escaped.reserveCapacity(tail.count + 8)
-            for byte in tail {
-                switch byte {
-                case newline: escaped += [escape, 0x01]
-                case escape: escaped += [escape, 0x02]
-                default: escaped.append(byte)
-                }
-            }
-            bytes.replaceSubrange(first..., with: escaped)
-        }
+        bytes.append(UInt8(crc >> 24))
+        bytes.append(UInt8(truncatingIfNeeded: crc >> 16))
+        bytes.append(UInt8(truncatingIfNeeded: crc >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: crc))
+        escapeInPlace(&bytes, from: start + 1)
         bytes.append(newline)
+    }
+
+    /// Escapes `bytes[from...]` where it stands (no array in between: a third of the
+    /// records of random drawing hold a 0x0A or 0x1B byte): grows the array by one byte per
+    /// byte to escape, then moves the tail up from its end.
+    private static func escapeInPlace(_ bytes: inout [UInt8], from start: Int) {
+        var extra = 0
+        for byte in bytes[start...] where byte == newline || byte == escape { extra += 1 }
+        guard extra > 0 else { return }
+        var read = bytes.count - 1
+        bytes.append(contentsOf: repeatElement(0, count: extra))
+        var write = bytes.count - 1
+        while read >= start {
+            let byte = bytes[read]
+            switch byte {
+            case newline, escape:
+                bytes[write] = byte == newline ? 0x01 : 0x02
+                bytes[write - 1] = escape
+                write -= 2
+            default:
+                bytes[write] = byte
+                write -= 1
+            }
+            read -= 1
+        }
     }
 
     /// Appends the text record of `operation` (the format of earlier versions, which this
