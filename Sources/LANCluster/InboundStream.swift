@@ -171,9 +171,11 @@ struct InboundStream: Sendable {
 
     /// When the next request or reassembly timeout is due.
     func nextDeadline(reassemblyTimeout: Duration) -> Duration? {
-        let lossDue = losses.values.lazy.map(\.due).min()
-        let reassemblyDue = partial.values.lazy.map { $0.started + reassemblyTimeout }.min()
-        return [lossDue, reassemblyDue].compactMap { $0 }.min()
+        // Asked after every datagram: no array in between (it was one allocation a datagram).
+        var next: Duration?
+        for loss in losses.values { next = min(next ?? loss.due, loss.due) }
+        for payload in partial.values { next = min(next ?? payload.started + reassemblyTimeout, payload.started + reassemblyTimeout) }
+        return next
     }
 
     /// The oldest partial payload, to abandon first when memory runs short.
