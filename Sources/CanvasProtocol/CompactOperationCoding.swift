@@ -85,6 +85,8 @@ public enum CompactOperationCoding {
             throw ProtocolError(.malformedCompact, path: "", "unknown compact message tag \(buffer[0])")
         }
         let kind = tag.name
+        // The path is built only for an error (built eagerly, it was a string allocated per
+        // operation received).
         let id = try reader.identifier(path: "\(kind).identifier")
         let operation: Operation
         switch tag {
@@ -249,19 +251,19 @@ private struct CompactReader {
         return value
     }
 
-    mutating func identifier(path: String) throws(ProtocolError) -> StrokeID {
-        let length = try unsigned(path)
-        guard length > 0 else { throw ProtocolError(.invalidValue, path: path, "expected a non-empty identifier") }
+    mutating func identifier(path: @autoclosure () -> String) throws(ProtocolError) -> StrokeID {
+        let length = try unsigned(path())
+        guard length > 0 else { throw ProtocolError(.invalidValue, path: path(), "expected a non-empty identifier") }
         guard length <= UInt64(ProtocolLimits.maxIdentifierBytes) else {
             throw ProtocolError(
-                .limitExceeded, path: path,
+                .limitExceeded, path: path(),
                 "identifier of \(length) bytes exceeds the limit of \(ProtocolLimits.maxIdentifierBytes)")
         }
-        guard Int(length) <= remaining else { throw Self.cut(path) }
+        guard Int(length) <= remaining else { throw Self.cut(path()) }
         let slice = UnsafeBufferPointer(rebasing: buffer[position..<position + Int(length)])
         position += Int(length)
         guard let text = String(validating: slice, as: UTF8.self) else {
-            throw ProtocolError(.invalidValue, path: path, "identifier is not valid UTF-8")
+            throw ProtocolError(.invalidValue, path: path(), "identifier is not valid UTF-8")
         }
         return StrokeID(text)
     }
