@@ -287,14 +287,19 @@ public struct RoomSession: Sendable {
             actions.append(.event(.rejected(error, from: peer, via: id)))
             return
         }
+        // A compact message is one operation's compact form: the store may keep it as it came.
+        let compact = bytes.first.map(CompactOperationCoding.isCompact(firstByte:)) == true
         switch message {
+        case .operation(let operation) where carriage != .body:
+            // Most messages: no array for the one operation or its form.
+            applyRemote(
+                CollectionOfOne(operation), compactForm: compact ? bytes : nil, from: Author(peer: peer, transport: id),
+                now: now, isDrawing: !operationsOnly, &actions)
         case .operation, .mega:
             let operations = carriage == .body ? replica.operationsFromBody(message) : message.operations
-            // A compact message is one operation's compact form: the store may keep it as it came.
-            let compact = operations.count == 1 && bytes.first.map(CompactOperationCoding.isCompact(firstByte:)) == true
             applyRemote(
-                operations, compactForms: compact ? [bytes] : nil, from: Author(peer: peer, transport: id), now: now,
-                isDrawing: !operationsOnly, &actions)
+                operations, compactForm: compact && operations.count == 1 ? bytes : nil,
+                from: Author(peer: peer, transport: id), now: now, isDrawing: !operationsOnly, &actions)
         case .sync(let sync):
             if !operationsOnly { handleSync(sync, from: peer, via: id, now: now, &actions) }
         case .unsupported:
@@ -304,20 +309,23 @@ public struct RoomSession: Sendable {
 
     /// Applies operations from a member; persists the novel ones and relays them to the
     /// other transports (with the resolved offset, for an APPEND that had none).
-    /// `compactForms` (one per operation, when given): the compact form each arrived in.
+    /// `compactForm` (only with a single operation): the compact form it arrived in.
     mutating func applyRemote(
-        _ operations: [Operation], compactForms: [[UInt8]]? = nil, from author: Author, now: Duration,
+        _ operations: some Collection<Operation>, compactForm: [UInt8]? = nil, from author: Author, now: Duration,
         isDrawing: Bool = true, _ actions: inout [SessionAction]
     ) {
+        precondition(compactForm == nil || operations.count == 1, "a compact form is given for a single operation only")
         var applied: [AppliedOperation] = []
+        applied.reserveCapacity(operations.count)
         var forms: [[UInt8]?] = []
-        for (index, operation) in operations.enumerated() {
+        forms.reserveCapacity(operations.count)
+        for operation in operations {
             let (effect, resolved) = replica.apply(operation)
             guard effect.isNovel else { continue }
             applied.append(AppliedOperation(operation: resolved, effect: effect, author: author))
             // What arrived is what is recorded only when resolving changed nothing (an
             // APPEND that came without its offset is recorded with it).
-            forms.append(compactForms.flatMap { resolved == operation ? $0[index] : nil })
+            forms.append(compactForm.flatMap { resolved == operation ? $0 : nil })
         }
         guard !applied.isEmpty else { return }
         let novel = applied.map(\.operation)
@@ -327,6 +335,9 @@ public struct RoomSession: Sendable {
             if lastDrawn.updateValue(now, forKey: author) == nil { drawingEntered = true }
             noteDrawing(now: now)
         }
+        // Room for both at once, growing geometrically (two appends to an empty array were
+        // two allocations for every message received).
+        if actions.capacity < actions.count + 2 { actions.reserveCapacity(max(4, 2 * actions.count)) }
         actions.append(.persistRemote(novel, compactForms: forms))
         actions.append(.event(.applied(applied)))
         // Relayed to every other transport that is up: none when the author's is the only one
@@ -350,10 +361,16 @@ public struct RoomSession: Sendable {
         // Most batches are one message (a datagram of one author's operation): nothing to merge.
         var persists = 0
         var events = 0
+        var persistedCount = 0
+        var appliedCount = 0
         for action in actions {
             switch action {
-            case .persistRemote: persists += 1
-            case .event(.applied): events += 1
+            case .persistRemote(let operations, _):
+                persists += 1
+                persistedCount += operations.count
+            case .event(.applied(let operations)):
+                events += 1
+                appliedCount += operations.count
             default: break
             }
         }
@@ -362,9 +379,14 @@ public struct RoomSession: Sendable {
         result.reserveCapacity(actions.count)
         // Gathered apart and put in place at the end: merging into `result` as they come
         // copied the growing arrays once per message (quadratic in a burst).
+        // Sized at once: grown as they came, they were most of a node's allocations of a
+        // kilobyte or more (a gateway's relay packs dozens of operations in a datagram).
         var persisted: [Operation] = []
+        persisted.reserveCapacity(persistedCount)
         var persistedForms: [[UInt8]?] = []
+        persistedForms.reserveCapacity(persistedCount)
         var applied: [AppliedOperation] = []
+        applied.reserveCapacity(appliedCount)
         var persistAt: Int?
         var appliedAt: Int?
         for action in actions {

@@ -75,11 +75,16 @@ struct LANRoomLinkStateMachine {
             }
             var actions: [Action] = []
             var messages: [(bytes: [UInt8], from: PeerID)] = []
+            messages.reserveCapacity(deliveries.count)
             for delivery in deliveries {
                 if isUnreadable(delivery.payload) {
                     // What a node of the previous version makes of it: not JSON.
                     let error = ProtocolError(.malformedJSON, path: "", "not a JSON message (a compact or packed payload)")
                     actions.append(.event(.rejected(room: room, member: delivery.from, via: Self.transportID.rawValue, error: "\(error)")))
+                    continue
+                }
+                guard PackedPayload.isPacked(delivery.payload) else {
+                    messages.append((delivery.payload, PeerID(delivery.from)))
                     continue
                 }
                 do {

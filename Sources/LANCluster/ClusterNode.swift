@@ -346,7 +346,9 @@ public struct ClusterNode: Sendable {
                     beacon.highestDataSequence, now: now, configuration: configuration, random: &random)
             }
         case .data(let fragment):
-            actions += receive(fragment, from: sender, state: state, now: now)
+            // Most datagrams: nothing else to do but deliver (the delivery's array, not a second).
+            let delivery = receive(fragment, from: sender, state: state, now: now)
+            if actions.isEmpty { actions = delivery } else { actions += delivery }
         case .nack(let nack):
             actions += handle(nack, now: now)
         case .leave:
