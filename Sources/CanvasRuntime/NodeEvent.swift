@@ -206,64 +206,73 @@ public enum NodeEvent: Sendable, Hashable {
 }
 
 /// One JSON object built field by field, in order: an event's line.
+///
+/// The builders consume the line and return it grown, so that a chain of fields writes into
+/// one buffer (a copy per field, as each added to a copy of a shared buffer, was most of
+/// the allocations of a traced event's line).
 public struct EventLine: Sendable {
     private var bytes: [UInt8]
 
     /// A line whose `"event"` is `name`, with no fields yet.
     public init(_ name: String) {
-        bytes = Array(#"{"event":"#.utf8)
+        bytes = []
+        bytes.reserveCapacity(160)
+        bytes += #"{"event":"#.utf8
         CanonicalJSON.appendString(name, to: &bytes)
     }
 
     /// The object, closed and followed by a newline.
-    public var terminated: [UInt8] { bytes + Array("}\n".utf8) }
+    public var terminated: [UInt8] {
+        consuming get {
+            bytes += "}\n".utf8
+            return bytes
+        }
+    }
 
     /// Adds a string field (`nil` writes `null`).
-    public func field(_ key: String, _ value: String?) -> Self {
-        var line = self.key(key)
-        if let value { CanonicalJSON.appendString(value, to: &line.bytes) } else { line.bytes += Array("null".utf8) }
-        return line
+    public consuming func field(_ key: String, _ value: String?) -> Self {
+        append(key: key)
+        if let value { CanonicalJSON.appendString(value, to: &bytes) } else { bytes += "null".utf8 }
+        return self
     }
 
     /// Adds an integer field.
-    public func field(_ key: String, _ value: Int) -> Self {
-        var line = self.key(key)
-        CanonicalJSON.appendInteger(Int64(value), to: &line.bytes)
-        return line
+    public consuming func field(_ key: String, _ value: Int) -> Self {
+        append(key: key)
+        CanonicalJSON.appendInteger(Int64(value), to: &bytes)
+        return self
     }
 
     /// Adds a number field.
-    public func field(_ key: String, _ value: Double) -> Self {
-        var line = self.key(key)
-        CanonicalJSON.appendNumber(value, to: &line.bytes)
-        return line
+    public consuming func field(_ key: String, _ value: Double) -> Self {
+        append(key: key)
+        CanonicalJSON.appendNumber(value, to: &bytes)
+        return self
     }
 
     /// Adds a Boolean field.
-    public func field(_ key: String, _ value: Bool) -> Self {
-        var line = self.key(key)
-        line.bytes += Array((value ? "true" : "false").utf8)
-        return line
+    public consuming func field(_ key: String, _ value: Bool) -> Self {
+        append(key: key)
+        bytes += (value ? "true" : "false").utf8
+        return self
     }
 
     /// Adds an array of strings.
-    public func field(_ key: String, _ values: [String]) -> Self {
-        var line = self.key(key)
-        line.bytes.append(UInt8(ascii: "["))
+    public consuming func field(_ key: String, _ values: [String]) -> Self {
+        append(key: key)
+        bytes.append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
-            if index > 0 { line.bytes.append(UInt8(ascii: ",")) }
-            CanonicalJSON.appendString(value, to: &line.bytes)
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            CanonicalJSON.appendString(value, to: &bytes)
         }
-        line.bytes.append(UInt8(ascii: "]"))
-        return line
+        bytes.append(UInt8(ascii: "]"))
+        return self
     }
 
-    /// A copy with `"key":` added, ready for the value.
-    private func key(_ key: String) -> Self {
-        var line = self
-        line.bytes.append(UInt8(ascii: ","))
-        CanonicalJSON.appendString(key, to: &line.bytes)
-        line.bytes.append(UInt8(ascii: ":"))
-        return line
+    /// Appends `,"key":`, ready for the value.
+    private mutating func append(key: String) {
+        bytes.append(UInt8(ascii: ","))
+        CanonicalJSON.appendString(key, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
     }
 }
