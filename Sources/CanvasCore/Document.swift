@@ -42,7 +42,8 @@ public struct Document: Sendable {
 
     /// All strokes sorted by identifier: the canonical order.
     public var sortedStrokes: [Stroke] {
-        storage.sorted { $0.id < $1.id }
+        // Positions are sorted, not strokes: a swap moves one integer, not a stroke's fields.
+        storage.indices.sorted { storage[$0].id < storage[$1].id }.map { storage[$0] }
     }
 
     /// Applies one operation and reports its effect. Never fails: operations that carry no

@@ -33,7 +33,18 @@ public struct StrokeID: Hashable, Comparable, Sendable, CustomStringConvertible 
 
     /// Identifiers sort by their UTF-8 bytes, so every platform orders them alike.
     public static func < (lhs: StrokeID, rhs: StrokeID) -> Bool {
-        lhs.rawValue.utf8.lexicographicallyPrecedes(rhs.rawValue.utf8)
+        // Over the contiguous bytes (the generic walk of the two UTF-8 views was most of
+        // sorting a document's strokes for its snapshot).
+        var left = lhs.rawValue
+        var right = rhs.rawValue
+        return left.withUTF8 { left in
+            right.withUTF8 { right in
+                for index in 0..<min(left.count, right.count) where left[index] != right[index] {
+                    return left[index] < right[index]
+                }
+                return left.count < right.count
+            }
+        }
     }
 
     public var description: String { rawValue }

@@ -45,6 +45,9 @@ public enum SnapshotFormat {
     public static func encode(_ document: Document) -> [UInt8] {
         let strokes = document.sortedStrokes
         var writer = ByteWriter()
+        // About what a snapshot takes (points are mostly 2–4 bytes): one buffer from the start,
+        // not a dozen doublings of a large one.
+        writer.bytes.reserveCapacity(64 + 48 * strokes.count + 4 * document.drawablePointCount)
         writer.header(operationCount: strokes.reduce(0) { $0 + $1.operationCount })
         for stroke in strokes {
             stroke.forEachOperation { part in

@@ -555,6 +555,24 @@ struct IdentifierTests {
         #expect(forward.digest == backward.digest)
         #expect(Set([composed, decomposed]).count == 2)
     }
+
+    /// Identifiers sort by their UTF-8 bytes: prefixes first, bytes compared unsigned, the
+    /// same on every platform, whatever the strings' Unicode order.
+    @Test func identifiersSortByTheirUTF8Bytes() {
+        var generator = SplitMix64(seed: announcedSeed())
+        let alphabet = ["a", "b", "z", "_", "0", "\u{E9}", "e\u{301}", "\u{7F}", "\u{80}", "\u{1F600}", "\u{FFFF}"]
+        let identifiers = (0..<300).map { _ in
+            StrokeID((0..<Int.random(in: 0...5, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }.joined())
+        }
+        for left in identifiers {
+            for right in identifiers.prefix(60) {
+                #expect((left < right) == left.rawValue.utf8.lexicographicallyPrecedes(right.rawValue.utf8), "\(left) < \(right)")
+            }
+        }
+        #expect(StrokeID("ab") < StrokeID("abc"))
+        #expect(!(StrokeID("abc") < StrokeID("abc")))
+        #expect(StrokeID("z") < StrokeID("\u{E9}"))  // 0x7A before 0xC3
+    }
 }
 
 @Suite("Canonical strings")
