@@ -111,14 +111,17 @@ struct RecognitionEvaluationTests {
         // Arrows 0.73 and ellipses 0.90 before the arrow readings of a sloppy head (a "<"
         // drawn after the shaft, a hook after the last barb) and the closed loop of a stroke
         // with a lead-in; arrows 0.86 before the rounded hook after the last barb (issue 14).
-        "as drawn": [.line: 1.0, .rectangle: 0.83, .ellipse: 0.96, .triangle: 0.80, .arrow: 0.90, .none: 0.96],
+        // Triangles 0.80 before a quadrilateral with opposite sides differing by more than
+        // 2:1 was refused as a rectangle (a triangle whose rounded corner the split read as a
+        // fourth side).
+        "as drawn": [.line: 1.0, .rectangle: 0.83, .ellipse: 0.96, .triangle: 0.83, .arrow: 0.90, .none: 0.96],
         // 0.92 before the oriented rectangle, which took one thin, pointed oval of 1,800 for
         // a rectangle and brought long rectangles from 6-29 % to 98-100 %.
         "ellipses 1.5:1 to 6:1, any rotation": [.ellipse: 0.91],
         "rectangles stretched 1.5:1 to 4:1, any rotation": [.rectangle: 0.68],
         "rectangles with sides lengthened 1.5 to 4 times, any rotation": [.rectangle: 0.98],
         "squares and diamonds (rotated rectangles)": [.rectangle: 0.83],
-        "triangles up to 2:1, any rotation": [.triangle: 0.80],
+        "triangles up to 2:1, any rotation": [.triangle: 0.83],
         "non-shapes turned, stretched up to 1.5:1": [.none: 0.93],
     ]
 

@@ -128,6 +128,38 @@ struct RecognitionTests {
         #expect(ShapeRecognizer.recognize(stroke).kind == .none)
     }
 
+    /// A triangle whose rounded corner the four-run split reads as a short fourth side is a
+    /// trapezoid: its opposite sides differ far more than any hand-drawn rectangle's, so it
+    /// is no rectangle (found in a held-out subject's fast triangles), and `explain` says so.
+    @Test func aTriangleWithACornerCutOffIsNotARectangle() {
+        var pen = SyntheticPen(seed: 7, jitter: 1)
+        // Base 300, the apex cut off by a side of 50: opposite sides 1:6.
+        let stroke = pen.stroke(
+            through: [
+                Point(x: 0, y: 0), Point(x: 300, y: 0), Point(x: 175, y: 210), Point(x: 125, y: 210), Point(x: 0, y: 0),
+            ], samples: 120)
+        #expect(ShapeRecognizer.recognize(stroke).kind != .rectangle)
+        let verdicts = ShapeRecognizer.explain(stroke).hypotheses.filter { $0.kind == .rectangle }.map(\.verdict)
+        #expect(verdicts.contains { $0.contains("differ in length by more than 2:1 (a trapezoid)") }, "\(verdicts)")
+    }
+
+    /// Rectangles drawn sheared or tapered, as fast hands draw them, stay rectangles: the
+    /// opposite-sides test only refuses sides differing by more than 2:1.
+    @Test(arguments: [(shear: 0.0, taper: 0.7), (shear: 0.5, taper: 1.0), (shear: 0.4, taper: 0.8)])
+    func shearedAndTaperedRectanglesAreRectangles(shear: Double, taper: Double) {
+        var pen = SyntheticPen(seed: 3, jitter: 1)
+        // Bottom side 300, top side `taper` of it, the top shifted by `shear` of the height.
+        let (width, height) = (300.0, 180.0)
+        let top = width * taper
+        let offset = shear * height + (width - top) / 2
+        let stroke = pen.stroke(
+            through: [
+                Point(x: 0, y: 0), Point(x: width, y: 0), Point(x: offset + top, y: height), Point(x: offset, y: height),
+                Point(x: 0, y: 0),
+            ], samples: 120)
+        #expect(ShapeRecognizer.recognize(stroke).kind == .rectangle)
+    }
+
     // MARK: Ellipses
 
     @Test(arguments: seeds) func circlesAndEllipses(seed: UInt64) {

@@ -29,26 +29,45 @@ struct PolygonFit {
         return closed(corners)
     }
 
+    /// Why four runs of a stroke make no rectangle.
+    enum RectangleRefusal: Error, Equatable {
+        /// Too short to split, or two neighbouring sides parallel.
+        case noCorners
+        /// A corner further than the skew tolerance from a right angle.
+        case skewedCorner
+        /// Two opposite sides whose lengths differ by more than the ratio allows: a
+        /// trapezoid (a triangle whose rounded corner the split made a fourth side), where
+        /// a rectangle, however sheared, has opposite sides of one length.
+        case unequalOppositeSides
+    }
+
     /// A rectangle fitted to four runs of the stroke: `drawn`, the quadrilateral where the
     /// four drawn sides meet, and `rectangle`, the right-angled rectangle (any rotation)
     /// that best matches them, both as corners in drawing order starting with the one
-    /// nearest the stroke's start, repeated at the end. Nil when some corner of `drawn` is
-    /// more than `skewTolerance` (radians) from a right angle.
+    /// nearest the stroke's start, repeated at the end. Refused when some corner of `drawn`
+    /// is more than `skewTolerance` (radians) from a right angle, or when the shorter of
+    /// two opposite sides of `drawn` is less than `oppositeSideRatio` of the longer.
     ///
     /// The rectangle's orientation is the length-weighted mean of the four sides'
     /// directions taken modulo 90° (averaging the directions' angles multiplied by four),
     /// and each side sits at the mean offset of its run.
-    func rectangle(skewTolerance: Double) -> (drawn: [Point], rectangle: [Point])? {
-        guard let (sides, runLengths) = sides(4) else { return nil }
+    func rectangle(
+        skewTolerance: Double, oppositeSideRatio: Double
+    ) -> Result<(drawn: [Point], rectangle: [Point]), RectangleRefusal> {
+        guard let (sides, runLengths) = sides(4) else { return .failure(.noCorners) }
         var drawn: [Point] = []
         for k in 0..<4 {
             let (a, b) = (sides[(k + 3) % 4].direction, sides[k].direction)
             // The angle between the two lines, in [0, π/2].
             let angle = atan2(abs(a.cross(b)), abs(a.dot(b)))
-            guard angle >= Double.pi / 2 - skewTolerance,
-                let corner = sides[(k + 3) % 4].intersection(with: sides[k])
-            else { return nil }
+            guard angle >= Double.pi / 2 - skewTolerance else { return .failure(.skewedCorner) }
+            guard let corner = sides[(k + 3) % 4].intersection(with: sides[k]) else { return .failure(.noCorners) }
             drawn.append(corner)
+        }
+        var lengths = SIMD4<Double>()
+        for k in 0..<4 { lengths[k] = drawn[k].distance(to: drawn[(k + 1) % 4]) }
+        for k in 0..<2 where min(lengths[k], lengths[k + 2]) < oppositeSideRatio * max(lengths[k], lengths[k + 2]) {
+            return .failure(.unequalOppositeSides)
         }
         var sum = Point(x: 0, y: 0)
         for (side, weight) in zip(sides, runLengths) {
@@ -68,7 +87,7 @@ struct PolygonFit {
             let (alongU, alongV) = (k % 2 == 0) == firstPairAlongU ? (b, a) : (a, b)
             return u * alongV.centroid.dot(u) + v * alongU.centroid.dot(v)
         }
-        return (closed(drawn), closed(corners))
+        return .success((closed(drawn), closed(corners)))
     }
 
     /// A right-angled rectangle fitted without splitting the stroke into runs, for when

@@ -81,6 +81,12 @@ public enum ShapeRecognizer {
     /// A hand-drawn rectangle's corners may be this far from right angles (radians); the
     /// rectangle that replaces it has right angles.
     static let skewTolerance = 40 * Double.pi / 180
+    /// ... and the shorter of two opposite sides at least this fraction of the longer: a
+    /// sheared rectangle keeps opposite sides of one length, while a triangle whose rounded
+    /// corner the four-run split made a short fourth side is a trapezoid (hand-drawn
+    /// rectangles of the development subjects: 0.60 at the least, as drawn, lengthened or
+    /// stretched).
+    static let oppositeSideRatio = 0.5
     /// A turn sharper than this (radians) is a corner: an ellipse has none; an arrow's tip
     /// is the first; within `hookLength` of the stroke's length from either end it is a
     /// hook, cut off before fitting (pens hook as they land and lift, and closing a
@@ -240,9 +246,8 @@ public enum ShapeRecognizer {
         } else {
             note(.triangle, "no three straight runs meet in corners")
         }
-        let split = polygons.rectangle(skewTolerance: skewTolerance).map {
-            candidate(.rectangle, $0.rectangle, sides: .edges(of: $0.drawn))
-        }
+        let fit = polygons.rectangle(skewTolerance: skewTolerance, oppositeSideRatio: oppositeSideRatio)
+        let split = try? fit.map { candidate(.rectangle, $0.rectangle, sides: .edges(of: $0.drawn)) }.get()
         if let split, split.isAccepted { closest = min(closest, split.match.rmsDistance) }
         // When the split into four runs fails or misses a side (on long rectangles, whose
         // short sides are cut off as hooks or folded into a long side's run), the
@@ -256,11 +261,10 @@ public enum ShapeRecognizer {
                     .rectangle, $0, following: (whole, wholeSize, StrokeResampling.length(of: whole)), closest: closest)
             }
         result += [split, oriented].compactMap { $0 }
-        if split == nil {
-            let degrees = Int((skewTolerance * 180 / .pi).rounded())
+        if case .failure(let refusal) = fit {
             note(
                 .rectangle,
-                "the four straight runs meet at a corner more than \(degrees)° from square"
+                Self.reason(refusal)
                     + (oriented == nil ? "" : " (the rectangle of the stroke's dominant direction was tried instead)"))
         }
         if let ellipseCandidate {
@@ -327,7 +331,9 @@ public enum ShapeRecognizer {
             )
             let polygons = PolygonFit(loop)
             if let triangle = polygons.triangle() { result.append(candidate(.triangle, triangle, following: followed)) }
-            if let rectangle = polygons.rectangle(skewTolerance: skewTolerance) {
+            if case .success(let rectangle) = polygons.rectangle(
+                skewTolerance: skewTolerance, oppositeSideRatio: oppositeSideRatio)
+            {
                 result.append(
                     candidate(.rectangle, rectangle.rectangle, sides: .edges(of: rectangle.drawn), following: followed))
             }
@@ -339,6 +345,19 @@ public enum ShapeRecognizer {
             }
         }
         return result
+    }
+
+    /// Why the four straight runs make no rectangle, in words (for `explain`).
+    static func reason(_ refusal: PolygonFit.RectangleRefusal) -> String {
+        switch refusal {
+        case .noCorners:
+            "no four straight runs meet in corners"
+        case .skewedCorner:
+            "the four straight runs meet at a corner more than \(Int((skewTolerance * 180 / .pi).rounded()))° from square"
+        case .unequalOppositeSides:
+            "two opposite sides of the four straight runs differ in length by more than "
+                + "\(Int((1 / oppositeSideRatio).rounded())):1 (a trapezoid)"
+        }
     }
 
     /// How much more sharply than a circle of the same length a stroke may turn before the
