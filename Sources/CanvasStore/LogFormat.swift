@@ -56,7 +56,7 @@ public enum LogFormat {
         bytes.append(newline)
     }
 
-    /// Escapes `bytes[from...]` where it stands (no array in between: a third of the
+    /// Escapes `bytes[start...]` where it stands (no array in between: a third of the
     /// records of random drawing hold a 0x0A or 0x1B byte): grows the array by one byte per
     /// byte to escape, then moves the tail up from its end.
     private static func escapeInPlace(_ bytes: inout [UInt8], from start: Int) {

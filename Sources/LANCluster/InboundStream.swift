@@ -174,7 +174,10 @@ struct InboundStream: Sendable {
         // Asked after every datagram: no array in between (it was one allocation a datagram).
         var next: Duration?
         for loss in losses.values { next = min(next ?? loss.due, loss.due) }
-        for payload in partial.values { next = min(next ?? payload.started + reassemblyTimeout, payload.started + reassemblyTimeout) }
+        for payload in partial.values {
+            let due = payload.started + reassemblyTimeout
+            next = min(next ?? due, due)
+        }
         return next
     }
 
