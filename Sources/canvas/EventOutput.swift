@@ -32,7 +32,7 @@ final class EventOutput: Sendable {
         self.logger = logger
         self.pipe = pipe
         pipe?.closeFuture.whenComplete { [self] _ in
-            if !closing.withLock({ $0 }) { readerGone(nil) }
+            if !closing.withLock({ $0 }) { readerGone() }
         }
     }
 
@@ -129,7 +129,7 @@ final class EventOutput: Sendable {
             let result = bytes.withUnsafeBytes { Foundation.write(STDOUT_FILENO, $0.baseAddress! + written, $0.count - written) }
             if result < 0 && errno == EINTR { continue }
             guard result > 0 else {
-                readerGone(nil)
+                readerGone()
                 return
             }
             written += result
@@ -137,15 +137,11 @@ final class EventOutput: Sendable {
     }
 
     /// The first failure to write says so; later lines are dropped.
-    private func readerGone(_ error: (any Error)?) {
+    private func readerGone() {
         let first = closed.withLock { closed in
             defer { closed = true }
             return !closed
         }
-        if first {
-            logger.warning(
-                "standard output is closed; no more events are written",
-                metadata: error.map { ["error": "\($0)"] } ?? [:])
-        }
+        if first { logger.warning("standard output is closed; no more events are written") }
     }
 }

@@ -30,7 +30,7 @@ struct PolygonFit {
     }
 
     /// Why four runs of a stroke make no rectangle.
-    enum RectangleRefusal: Error, Equatable {
+    enum RectangleRefusal: Error {
         /// Too short to split, or two neighbouring sides parallel.
         case noCorners
         /// A corner further than the skew tolerance from a right angle.

@@ -247,7 +247,7 @@ public enum ShapeRecognizer {
             note(.triangle, "no three straight runs meet in corners")
         }
         let fit = polygons.rectangle(skewTolerance: skewTolerance, oppositeSideRatio: oppositeSideRatio)
-        let split = try? fit.map { candidate(.rectangle, $0.rectangle, sides: .edges(of: $0.drawn)) }.get()
+        let split = (try? fit.get()).map { candidate(.rectangle, $0.rectangle, sides: .edges(of: $0.drawn)) }
         if let split, split.isAccepted { closest = min(closest, split.match.rmsDistance) }
         // When the split into four runs fails or misses a side (on long rectangles, whose
         // short sides are cut off as hooks or folded into a long side's run), the
