@@ -55,4 +55,35 @@ struct EllipseFitTests {
             }
         }
     }
+
+    /// The perimeter share of an arc of eccentric angle: its angle's share on a circle; on a
+    /// 5:1 ellipse more on a flat side and less round a pointed end; the whole turn is the
+    /// whole perimeter; and stretching a circle keeps every point's eccentric angle.
+    @Test func arcsShareThePerimeterByTheirEccentricAngle() {
+        func ellipse(_ a: Double, _ b: Double) -> FittedEllipse {
+            FittedEllipse(fitting: (0..<64).map { Point(x: a * cos(Double($0) / 10), y: b * sin(Double($0) / 10)) })!
+        }
+        let (circle, long) = (ellipse(100, 100), ellipse(250, 50))
+        let fifth = 2 * Double.pi / 5
+        #expect(abs(circle.perimeterShare(ofArcAround: 1, sweep: fifth) - 0.2) < 1e-6)
+        #expect(abs(long.perimeterShare(ofArcAround: 0.3, sweep: 2 * .pi) - 1) < 1e-3)
+        // Round the flat side (the minor axis's end) and round the pointed end, by numerical
+        // integration of the arc length in 10,000 steps.
+        func arcLength(_ a: Double, _ b: Double, from start: Double, to end: Double) -> Double {
+            let steps = 10_000
+            return (0..<steps).reduce(0) { sum, k in
+                let t = start + (end - start) * (Double(k) + 0.5) / Double(steps)
+                let speed = (a * a * sin(t) * sin(t) + b * b * cos(t) * cos(t)).squareRoot()
+                return sum + speed * (end - start) / Double(steps)
+            }
+        }
+        let perimeter = arcLength(250, 50, from: 0, to: 2 * .pi)
+        let flat = long.perimeterShare(ofArcAround: .pi / 2, sweep: fifth)
+        let pointed = long.perimeterShare(ofArcAround: 0, sweep: fifth)
+        #expect(abs(flat - arcLength(250, 50, from: .pi / 2 - fifth / 2, to: .pi / 2 + fifth / 2) / perimeter) < 1e-3)
+        #expect(abs(pointed - arcLength(250, 50, from: -fifth / 2, to: fifth / 2) / perimeter) < 1e-3)
+        // 0.281 and 0.112 of the perimeter, where a circle gives 0.2 everywhere.
+        #expect(flat > 0.27 && pointed < 0.12, "flat \(flat), pointed \(pointed)")
+        #expect(abs(long.eccentricAngle(of: Point(x: 250 * cos(0.7), y: 50 * sin(0.7))) - 0.7) < 1e-6)
+    }
 }

@@ -73,10 +73,34 @@ struct FittedEllipse {
     /// centre in the ellipse's own frame, scaled to a circle): near its nearest point when
     /// `point` is near the curve, and in the same order round it as the stroke's points.
     func projection(of point: Point) -> Point {
+        let angle = eccentricAngle(of: point)
+        let minorAxis = Point(x: -majorAxis.y, y: majorAxis.x)
+        return center + majorAxis * (semiMajor * cos(angle)) + minorAxis * (semiMinor * sin(angle))
+    }
+
+    /// The eccentric angle of `point`: the direction from the centre, in the ellipse's own
+    /// frame (0 towards the major axis's end) scaled to a circle. Stretching a circle into
+    /// the ellipse keeps every point's angle.
+    func eccentricAngle(of point: Point) -> Double {
         let minorAxis = Point(x: -majorAxis.y, y: majorAxis.x)
         let offset = point - center
-        let angle = atan2(offset.dot(minorAxis) / semiMinor, offset.dot(majorAxis) / semiMajor)
-        return center + majorAxis * (semiMajor * cos(angle)) + minorAxis * (semiMinor * sin(angle))
+        return atan2(offset.dot(minorAxis) / semiMinor, offset.dot(majorAxis) / semiMajor)
+    }
+
+    /// The share of the ellipse's perimeter taken by the arc of eccentric angles within
+    /// `sweep` / 2 of `middle`: `sweep` / 2π on a circle; on a long ellipse more on a flat
+    /// side, less round an end of the major axis. (Both lengths by the midpoint rule, 16
+    /// steps over the arc and 64 round the whole, on a smooth integrand.)
+    func perimeterShare(ofArcAround middle: Double, sweep: Double) -> Double {
+        // The speed of the point at eccentric angle t along the curve.
+        func speed(_ t: Double) -> Double {
+            let (s, c) = (semiMajor * sin(t), semiMinor * cos(t))
+            return (s * s + c * c).squareRoot()
+        }
+        var (arc, whole) = (0.0, 0.0)
+        for k in 0..<16 { arc += speed(middle + sweep * ((Double(k) + 0.5) / 16 - 0.5)) }
+        for k in 0..<64 { whole += speed(2 * Double.pi * (Double(k) + 0.5) / 64) }
+        return (arc * sweep / 16) / (whole * 2 * Double.pi / 64)
     }
 
     /// The Sampson distances from `points` to the ellipse with centre (p[0], p[1]),

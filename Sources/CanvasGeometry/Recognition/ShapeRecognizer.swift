@@ -1,4 +1,5 @@
 public import CanvasCore
+import Foundation
 
 /// Recognises lines, rectangles, ellipses, triangles and arrows in hand-drawn strokes.
 ///
@@ -106,11 +107,19 @@ public enum ShapeRecognizer {
         var match: OutlineMatch
         /// The stroke's size: its largest extent.
         var size: Double
+        /// The least share of the outline the stroke must trace: `minimumDrawnFraction`, or
+        /// less for a long ellipse left open along a flat side (`minimumDrawnShare`).
+        var minimumDrawn = minimumDrawnFraction
 
         var isAccepted: Bool { failedTest == nil }
 
         /// The tests a stroke must pass against a shape, in the order they are applied.
-        enum Test { case rmsDistance, maximumDistance, drawnFraction, leastDrawnSide }
+        enum Test {
+            case rmsDistance, maximumDistance, drawnFraction, leastDrawnSide
+
+            /// Whether the stroke failed by not tracing enough of a shape it follows closely.
+            var isTracing: Bool { self == .drawnFraction || self == .leastDrawnSide }
+        }
 
         /// The RMS and largest-distance tolerances for this shape (a line's are closer).
         var distanceLimits: (rms: Double, largest: Double) { Self.distanceLimits(of: shape.kind) }
@@ -142,7 +151,7 @@ public enum ShapeRecognizer {
             if match.rmsDistance > rmsLimit * size { return .rmsDistance }
             if match.maximumDistance > distanceLimit * size { return .maximumDistance }
             guard shape.kind != .line else { return nil }
-            if match.drawnFraction < minimumDrawnFraction { return .drawnFraction }
+            if match.drawnFraction < minimumDrawn { return .drawnFraction }
             if match.leastDrawnSide < minimumDrawnSide { return .leastDrawnSide }
             return nil
         }
@@ -156,7 +165,7 @@ public enum ShapeRecognizer {
             case .rmsDistance?: "RMS distance \(fraction(match.rmsDistance / size)) of the size > \(rmsLimit)"
             case .maximumDistance?:
                 "largest distance \(fraction(match.maximumDistance / size)) of the size > \(distanceLimit)"
-            case .drawnFraction?: "traces \(fraction(match.drawnFraction)) of the outline < \(minimumDrawnFraction)"
+            case .drawnFraction?: "traces \(fraction(match.drawnFraction)) of the outline < \(fraction(minimumDrawn))"
             case .leastDrawnSide?: "traces \(fraction(match.leastDrawnSide)) of a side < \(minimumDrawnSide)"
             }
         }
@@ -217,25 +226,41 @@ public enum ShapeRecognizer {
         // stroke's is tried, nor the arrows, whose acceptance decides the other readings.)
         // An ellipse has no corners (which keeps most pentagons, close to their circles, from
         // being taken for them), and one wider than the stroke cannot be mostly traced by it.
-        var ellipseCandidate: Candidate?
-        var ellipseRefusal: String?
-        if let ellipse = FittedEllipse(fitting: stroke) {
-            if ellipse.semiMajor > size {
-                ellipseRefusal = "the fitted ellipse is wider than the stroke"
-            } else if let corner = corner(of: stroke, beyond: ellipse) {
-                if !decidingOnly {
-                    let degrees = { (angle: Double) in Int((angle * 180 / .pi).rounded()) }
-                    let at = Int((100 * Double(corner.index) / Double(stroke.count - 1)).rounded())
-                    ellipseRefusal =
-                        "a corner \(at)% along the stroke: it turns \(degrees(corner.turn))° where the ellipse turns "
-                        + "\(degrees(corner.expected))° (more than \(degrees(cornerExcess))° beyond)"
-                }
-            } else {
-                let outline = ellipse.outline(tolerance: ellipseFlatness, minimumSegments: ellipseMinimumSegments)
-                ellipseCandidate = candidate(.ellipse, outline, sides: .each([outline]))
+        func ellipse(
+            following followed: (points: [Point], size: Double, length: Double)
+        ) -> (candidate: Candidate?, refusal: String?) {
+            guard let ellipse = FittedEllipse(fitting: followed.points) else {
+                return (nil, "the best conic through the stroke is not an ellipse")
             }
-        } else {
-            ellipseRefusal = "the best conic through the stroke is not an ellipse"
+            guard ellipse.semiMajor <= followed.size else {
+                return (nil, "the fitted ellipse is wider than the stroke")
+            }
+            if let corner = corner(of: followed.points, beyond: ellipse) {
+                guard !decidingOnly else { return (nil, nil) }
+                let degrees = { (angle: Double) in Int((angle * 180 / .pi).rounded()) }
+                let at = Int((100 * Double(corner.index) / Double(followed.points.count - 1)).rounded())
+                return (
+                    nil,
+                    "a corner \(at)% along the stroke: it turns \(degrees(corner.turn))° where the ellipse turns "
+                        + "\(degrees(corner.expected))° (more than \(degrees(cornerExcess))° beyond)"
+                )
+            }
+            let outline = ellipse.outline(tolerance: ellipseFlatness, minimumSegments: ellipseMinimumSegments)
+            var candidate = candidate(.ellipse, outline, sides: .each([outline]), following: followed)
+            if candidate.failedTest == .drawnFraction {
+                candidate.minimumDrawn = minimumDrawnShare(of: ellipse, openBetween: followed.points)
+            }
+            return (candidate, nil)
+        }
+        let isTrimmed = cuts.first > 0 || cuts.last < whole.count - 1
+        let wholeLength = StrokeResampling.length(of: whole)
+        var (ellipseCandidate, ellipseRefusal) = ellipse(following: (stroke, size, length))
+        // Hook trimming may cut off part of the outline: round the end of a long ellipse the
+        // stroke turns by more than a hook does. When the trimmed stroke follows its ellipse
+        // but does not trace enough of it, the whole stroke may.
+        if isTrimmed, let failed = ellipseCandidate?.failedTest, failed.isTracing {
+            let untrimmed = ellipse(following: (whole, wholeSize, wholeLength))
+            if untrimmed.candidate?.isAccepted == true { (ellipseCandidate, ellipseRefusal) = untrimmed }
         }
         var closest = ellipseCandidate.flatMap { $0.isAccepted ? $0.match.rmsDistance : nil } ?? .infinity
         let polygons = PolygonFit(stroke)
@@ -249,18 +274,29 @@ public enum ShapeRecognizer {
         let fit = polygons.rectangle(skewTolerance: skewTolerance, oppositeSideRatio: oppositeSideRatio)
         let split = (try? fit.get()).map { candidate(.rectangle, $0.rectangle, sides: .edges(of: $0.drawn)) }
         if let split, split.isAccepted { closest = min(closest, split.match.rmsDistance) }
-        // When the split into four runs fails or misses a side (on long rectangles, whose
-        // short sides are cut off as hooks or folded into a long side's run), the
-        // right-angled rectangle of the whole stroke's dominant direction, which the
-        // stroke must follow as closely as any other shape.
+        // When that split fails or misses a side (on long rectangles, whose short sides are
+        // cut off as hooks or folded into a long side's run), the right-angled rectangle of
+        // the whole stroke's dominant direction, which the stroke must follow as closely as
+        // any other shape.
         let oriented =
             split?.isAccepted == true
             ? nil
             : PolygonFit.orientedRectangle(whole).map {
-                candidate(
-                    .rectangle, $0, following: (whole, wholeSize, StrokeResampling.length(of: whole)), closest: closest)
+                candidate(.rectangle, $0, following: (whole, wholeSize, wholeLength), closest: closest)
             }
-        result += [split, oriented].compactMap { $0 }
+        // When the stroke follows that rectangle but does not trace one of its sides, and no
+        // other closed shape passes: the split of the whole stroke, whose sides may lean. On
+        // a long rectangle a short side is a tenth of the stroke or less, which hook trimming
+        // cuts off when the stroke starts or ends along it.
+        var untrimmedSplit: Candidate?
+        if isTrimmed, closest == .infinity, let failed = oriented?.failedTest, failed.isTracing,
+            case .success(let fit) = PolygonFit(whole).rectangle(
+                skewTolerance: skewTolerance, oppositeSideRatio: oppositeSideRatio)
+        {
+            untrimmedSplit = candidate(
+                .rectangle, fit.rectangle, sides: .edges(of: fit.drawn), following: (whole, wholeSize, wholeLength))
+        }
+        result += [split, untrimmedSplit, oriented].compactMap { $0 }
         if case .failure(let refusal) = fit {
             note(
                 .rectangle,
@@ -337,12 +373,7 @@ public enum ShapeRecognizer {
                 result.append(
                     candidate(.rectangle, rectangle.rectangle, sides: .edges(of: rectangle.drawn), following: followed))
             }
-            if let ellipse = FittedEllipse(fitting: loop), ellipse.semiMajor <= followed.size,
-                corner(of: loop, beyond: ellipse) == nil
-            {
-                let outline = ellipse.outline(tolerance: ellipseFlatness, minimumSegments: ellipseMinimumSegments)
-                result.append(candidate(.ellipse, outline, sides: .each([outline]), following: followed))
-            }
+            if let candidate = ellipse(following: followed).candidate { result.append(candidate) }
         }
         return result
     }
@@ -389,6 +420,22 @@ public enum ShapeRecognizer {
             if turn - expected > cornerExcess * max(1, expected / circleTurn) { return (index, turn, expected) }
         }
         return nil
+    }
+
+    /// The least share of `ellipse` that a stroke (`points`, fitted by it) must trace.
+    /// People leave up to a fifth of a circle open (`minimumDrawnFraction`), and an ellipse
+    /// is a stretched circle: the same opening, a fifth of a turn of eccentric angle, takes
+    /// more of the perimeter on a flat side than round an end. This is the share such an
+    /// opening leaves when centred where the stroke's own opening is (between its ends),
+    /// and never more than `minimumDrawnFraction`: an opening round an end is held to the
+    /// circle's rule, since the fit of a lumpy stroke places its ends loosely.
+    static func minimumDrawnShare(of ellipse: FittedEllipse, openBetween points: [Point]) -> Double {
+        let (end, start) = (ellipse.eccentricAngle(of: points[points.count - 1]), ellipse.eccentricAngle(of: points[0]))
+        // The middle of the shorter arc between the ends: an opening of more than half a
+        // turn leaves less than half the perimeter traced, refused whatever this returns.
+        let middle = atan2(sin(end) + sin(start), cos(end) + cos(start))
+        let opening = (1 - minimumDrawnFraction) * 2 * Double.pi
+        return min(minimumDrawnFraction, 1 - ellipse.perimeterShare(ofArcAround: middle, sweep: opening))
     }
 
     /// How far into the stroke, from either end, the closed shape may begin or end.
