@@ -1,8 +1,9 @@
 import CanvasCore
-import CanvasGeometry
 import CanvasTestSupport
 import Foundation
 import Testing
+
+@testable import CanvasGeometry
 
 /// A synthetic hand: draws polylines and arcs as a pen would sample them, a point every
 /// few pixels with the spacing varying, each point jittered by Gaussian noise, so that
@@ -55,6 +56,26 @@ struct SyntheticPen {
         let v = Double.random(in: 0..<1, using: &rng)
         let radius = jitter * (-2 * log(u)).squareRoot()
         return Point(x: point.x + radius * cos(2 * .pi * v), y: point.y + radius * sin(2 * .pi * v))
+    }
+}
+
+/// `points` with every corner rounded off as a fast hand rounds it: resampled to 256 points
+/// equally spaced along the stroke, then each the Gaussian-weighted mean of its neighbours
+/// with a standard deviation of `fraction` of the stroke's length (the ends' neighbourhoods
+/// cut short, so the ends stay near where they were).
+func roundedOff(_ points: [Point], over fraction: Double) -> [Point] {
+    let count = 256
+    let even = StrokeResampling.resampled(points, count: count)
+    guard even.count == count else { return points }
+    let sigma = fraction * Double(count - 1)
+    let reach = Int((3 * sigma).rounded(.up))
+    return even.indices.map { i in
+        var (sum, weights) = (Point(x: 0, y: 0), 0.0)
+        for j in max(0, i - reach)...min(count - 1, i + reach) {
+            let weight = exp(-Double((j - i) * (j - i)) / (2 * sigma * sigma))
+            (sum, weights) = (sum + even[j] * weight, weights + weight)
+        }
+        return sum / weights
     }
 }
 

@@ -274,6 +274,20 @@ struct RecognitionTests {
         #expect(Self.match(Array(shape.points.dropLast()), corners, within: 0.04 * size), "seed \(seed)")
     }
 
+    /// Triangles drawn fast, their corners rounded off over 5 % of the stroke (`roundedOff`):
+    /// no stroke point lies near a corner's tip, and the stretches the rounding skips beside
+    /// the three corners made the stroke trace less than four fifths of the triangle (11 of
+    /// these 12 were refused before a triangle's corners could be drawn rounded).
+    @Test(arguments: seeds.prefix(12)) func trianglesWithRoundedCorners(seed: UInt64) {
+        var pen = SyntheticPen(seed: seed, jitter: 0.5)
+        let turn = pen.random(in: 0...(2 * .pi))
+        let corners = (0..<3).map { k in
+            rotated(Point(x: 200, y: 0), by: turn + Double(k) * 2 * .pi / 3 + pen.random(in: -0.3...0.3))
+        }
+        let stroke = roundedOff(pen.stroke(through: corners + [corners[0]], samples: 120), over: 0.05)
+        #expect(ShapeRecognizer.recognize(stroke).kind == .triangle, "seed \(seed)")
+    }
+
     // MARK: Arrows
 
     @Test(arguments: seeds) func arrows(seed: UInt64) {

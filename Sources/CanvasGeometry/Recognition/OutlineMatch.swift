@@ -29,6 +29,18 @@ struct OutlineMatch {
             }
         }
 
+        /// Whether each side meets the next at a corner: the edges of one polyline (a
+        /// polygon's), not separate polylines.
+        var hasCorners: Bool {
+            if case .edges = self { true } else { false }
+        }
+
+        /// Whether the last side ends where the first begins (a closed polygon).
+        var isClosed: Bool {
+            guard case .edges(of: let polyline) = self, polyline.count > 2 else { return false }
+            return polyline.first == polyline.last
+        }
+
         /// Side `k`'s points.
         @inline(__always)
         subscript(k: Int) -> ArraySlice<Point> {
@@ -49,11 +61,18 @@ struct OutlineMatch {
     /// triangle, the far side of a thin ellipse the stroke runs along one side of) counts as
     /// undrawn.
     ///
+    /// With `roundedCornerReach`, a polygon's corners (where the edges of one polyline
+    /// meet) may be drawn rounded: where two consecutive stroke points have their feet on
+    /// the two sides that meet at a corner, the stroke drew round it, and the stretches from
+    /// both feet to the corner are drawn too, when together no longer than the reach. A
+    /// rounded corner has no foot near its tip, so by the rule above a corner rounded over
+    /// a few samples leaves both sides short of it.
+    ///
     /// With `limits`, the match stops at the first stroke point that takes the distances
     /// beyond either (the root-mean-square distance, or the largest): the distances are
     /// then those of the points so far, already beyond the limit, and nothing is drawn.
     init(
-        stroke: [Point], length: Double? = nil, sides: Sides,
+        stroke: [Point], length: Double? = nil, sides: Sides, roundedCornerReach: Double? = nil,
         givingUpBeyond limits: (rms: Double, largest: Double)? = nil
     ) {
         let edgeCount = (0..<sides.count).reduce(0) { $0 + max(0, sides[$1].count - 1) }
@@ -134,22 +153,51 @@ struct OutlineMatch {
                         // How much of each side the feet on it cover.
                         let strokeLength = length ?? StrokeResampling.length(of: stroke)
                         let bridge = 2 * strokeLength / Double(max(stroke.count - 1, 1))
-                        withUnsafeTemporaryAllocation(of: Double.self, capacity: stroke.count) { positions in
-                            for (k, side) in outline.enumerated() {
-                                var count = 0
-                                for foot in feet[..<stroke.count] where foot.side == k {
-                                    positions[count] = foot.position
-                                    count += 1
+                        // Per side, what rounded corners draw (`roundedCornerReach`): from
+                        // its start to `atStart`, and from `atEnd` to its end.
+                        let sideCount = outline.count
+                        let reach = sides.hasCorners && sideCount > 1 ? roundedCornerReach : nil
+                        let isClosed = sides.isClosed
+                        withUnsafeTemporaryAllocation(of: (atStart: Double, atEnd: Double).self, capacity: sideCount) {
+                            corners in
+                            corners.initialize(repeating: (-.infinity, .infinity))
+                            if let reach {
+                                let consecutive = zip(feet[..<stroke.count], feet[1..<stroke.count])
+                                for (a, b) in consecutive where a.side != b.side {
+                                    let (low, high) = a.side < b.side ? (a, b) : (b, a)
+                                    let lowToEnd = outline[low.side].length - low.position
+                                    if high.side == low.side + 1, lowToEnd + high.position <= reach {
+                                        corners[low.side].atEnd = min(corners[low.side].atEnd, low.position)
+                                        corners[high.side].atStart = max(corners[high.side].atStart, high.position)
+                                    } else if isClosed && low.side == 0 && high.side == sideCount - 1,
+                                        outline[high.side].length - high.position + low.position <= reach
+                                    {
+                                        corners[high.side].atEnd = min(corners[high.side].atEnd, high.position)
+                                        corners[low.side].atStart = max(corners[low.side].atStart, low.position)
+                                    }
                                 }
-                                var sorted = UnsafeMutableBufferPointer(rebasing: positions[..<count])
-                                sorted.sort()
-                                var covered = 0.0
-                                for i in sorted.indices.dropFirst() where sorted[i] - sorted[i - 1] <= bridge {
-                                    covered += sorted[i] - sorted[i - 1]
+                            }
+                            withUnsafeTemporaryAllocation(of: Double.self, capacity: stroke.count) { positions in
+                                for (k, side) in outline.enumerated() {
+                                    var count = 0
+                                    for foot in feet[..<stroke.count] where foot.side == k {
+                                        positions[count] = foot.position
+                                        count += 1
+                                    }
+                                    var sorted = UnsafeMutableBufferPointer(rebasing: positions[..<count])
+                                    sorted.sort()
+                                    // The stretches at the ends drawn by turning a corner, and the
+                                    // parts of the others outside them.
+                                    let start = min(max(0, corners[k].atStart), side.length)
+                                    let end = max(min(side.length, corners[k].atEnd), start)
+                                    var covered = start + (side.length - end)
+                                    for i in sorted.indices.dropFirst() where sorted[i] - sorted[i - 1] <= bridge {
+                                        covered += max(0, min(sorted[i], end) - max(sorted[i - 1], start))
+                                    }
+                                    if side.length > 0 { least = min(least, covered / side.length) }
+                                    drawn += covered
+                                    total += side.length
                                 }
-                                if side.length > 0 { least = min(least, covered / side.length) }
-                                drawn += covered
-                                total += side.length
                             }
                         }
                     }

@@ -88,6 +88,12 @@ public enum ShapeRecognizer {
     /// rectangles of the development subjects: 0.60 at the least, as drawn, lengthened or
     /// stretched).
     static let oppositeSideRatio = 0.5
+    /// How much of a triangle's outline, both sides of a corner together and as a share of
+    /// the stroke's length, the stroke may leave undrawn where it rounds the corner off
+    /// between consecutive points (`OutlineMatch`'s rounded corners). A rectangle's corners
+    /// get no such allowance: a rectangle is close enough to a circle that its tracing rule
+    /// is what keeps lumpy circles from being rounded squares.
+    static let roundedCornerReach = 0.1
     /// A turn sharper than this (radians) is a corner: an ellipse has none; an arrow's tip
     /// is the first; within `hookLength` of the stroke's length from either end it is a
     /// hook, cut off before fitting (pens hook as they land and lift, and closing a
@@ -132,7 +138,8 @@ public enum ShapeRecognizer {
         /// The match of `stroke` (of size `size` and length `length`) with a shape of `kind`
         /// made of `sides`; with `decidingOnly`, given up as soon as the stroke strays beyond
         /// the tolerances, or farther on average than `closest` (the RMS distance of a shape
-        /// already accepted), which refuses it all the same or keeps it from being chosen.
+        /// already accepted), which refuses it all the same or keeps it from being chosen. A
+        /// triangle's corners may be drawn rounded (`roundedCornerReach`).
         static func match(
             _ stroke: [Point], size: Double, length: Double, with kind: ShapeKind, sides: OutlineMatch.Sides,
             decidingOnly: Bool,
@@ -141,6 +148,7 @@ public enum ShapeRecognizer {
             let (rmsLimit, distanceLimit) = distanceLimits(of: kind)
             return OutlineMatch(
                 stroke: stroke, length: length, sides: sides,
+                roundedCornerReach: kind == .triangle ? roundedCornerReach * length : nil,
                 givingUpBeyond: decidingOnly
                     ? (rms: min(rmsLimit * size, closest), largest: distanceLimit * size) : nil)
         }
