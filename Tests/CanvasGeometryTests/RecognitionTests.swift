@@ -253,6 +253,39 @@ struct RecognitionTests {
         #expect(ShapeRecognizer.recognize(stroke).kind == .ellipse, "seed \(seed)")
     }
 
+    /// A circle (or a 2:1 ellipse) through eight pen points, the last back near the first,
+    /// as a pen or screen sampling a fast stroke records it: the canvas draws the smooth
+    /// curve through them, and the ellipse follows that curve, where the straight chords
+    /// between the points meet in corners of about 50° that the corner test refused (issue
+    /// 14: circles sampled six times less often; 6 of these 12 were refused before).
+    @Test(arguments: seeds.prefix(12)) func anEllipseThroughEightPenPoints(seed: UInt64) {
+        var pen = SyntheticPen(seed: seed, jitter: 1)
+        let start = pen.random(in: 0...(2 * .pi))
+        let stretch = seed % 2 == 0 ? 1.0 : 0.5
+        let points = (0...7).map { k in
+            let angle = start + 2 * .pi * (Double(k) + pen.random(in: -0.2...0.2)) / 7
+            return rotated(Point(x: 200 * cos(angle), y: 200 * stretch * sin(angle)), by: start)
+        }
+        #expect(ShapeRecognizer.recognize(points).kind == .ellipse, "seed \(seed)")
+    }
+
+    /// The polygons keep the chords between the pen's points: a square through a dozen
+    /// points, three a side, stays a rectangle however smooth the curve through them is.
+    @Test(arguments: seeds.prefix(12)) func aSquareThroughADozenPenPointsStaysARectangle(seed: UInt64) {
+        var pen = SyntheticPen(seed: seed, jitter: 1)
+        let turn = pen.random(in: 0...(2 * .pi))
+        let corners = [Point(x: 0, y: 0), Point(x: 300, y: 0), Point(x: 300, y: 300), Point(x: 0, y: 300)]
+        var points: [Point] = []
+        for k in 0..<4 {
+            for step in 0..<3 {
+                points.append(corners[k].interpolated(to: corners[(k + 1) % 4], at: Double(step) / 3))
+            }
+        }
+        points.append(corners[0])
+        let drawn = points.map { rotated($0, by: turn) + Point(x: pen.random(in: -2...2), y: pen.random(in: -2...2)) }
+        #expect(ShapeRecognizer.recognize(drawn).kind == .rectangle, "seed \(seed)")
+    }
+
     // MARK: Triangles
 
     @Test(arguments: seeds) func triangles(seed: UInt64) {
@@ -391,6 +424,25 @@ struct RecognitionTests {
     }
 
     // MARK: The parts
+
+    /// The curve through the pen's points: a dense stroke comes back unchanged; through
+    /// eight points of a circle, every pen point is kept in order, no gap is longer than the
+    /// spacing, and the points added lie on the circle to within 1 % of its radius,
+    /// where the chords' middles are 7.6 % inside it.
+    @Test func theCurveThroughSparsePenPointsFollowsThem() {
+        let dense = (0...100).map { Point(x: Double($0), y: sin(Double($0) / 10)) }
+        #expect(StrokeResampling.curve(through: dense, spacing: 5) == dense)
+        let circle = (0...8).map { k in Point(x: 100 * cos(Double(k) * .pi / 4), y: 100 * sin(Double(k) * .pi / 4)) }
+        let spacing = StrokeResampling.length(of: circle) / 63
+        let curve = StrokeResampling.curve(through: circle, spacing: spacing)
+        var next = 0
+        for point in curve where next < circle.count && point == circle[next] { next += 1 }
+        #expect(next == circle.count, "the pen's points, in order")
+        #expect(zip(curve, curve.dropFirst()).allSatisfy { $0.distance(to: $1) <= spacing })
+        // The ends' neighbours are mirrored, so only the middle segments are whole arcs.
+        let middle = curve[(curve.count / 8)...(7 * curve.count / 8)]
+        #expect(middle.allSatisfy { abs($0.distance(to: Point(x: 0, y: 0)) - 100) < 1 })
+    }
 
     @Test func partitionSplitsASquareAtItsCorners() {
         // 16 points a side, starting a few points into the first side.

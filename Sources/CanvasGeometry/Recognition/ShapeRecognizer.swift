@@ -191,24 +191,18 @@ public enum ShapeRecognizer {
         func note(_ kind: ShapeKind, _ reason: @autoclosure () -> String) {
             if !decidingOnly { unfitted.append((kind, reason())) }
         }
-        let whole = StrokeResampling.resampled(points, count: sampleCount)
-        guard !whole.isEmpty else {
-            note(.line, "the stroke has no length")
+        let prepared: PreparedStroke
+        switch PreparedStroke.of(points) {
+        case .success(let stroke): prepared = stroke
+        case .failure(let failure):
+            note(.line, failure == .noLength ? "the stroke has no length" : "the stroke has no extent")
             return []
         }
-        let wholeSize = StrokeResampling.diameter(of: whole)
         // Hooks are trimmed for every shape but the arrow, whose last barb is a sharp turn
         // near the end.
-        let cuts = StrokeResampling.hookCuts(whole, within: hookLength, sharperThan: sharpTurn)
-        let stroke = StrokeResampling.resampled(Array(whole[cuts.first...cuts.last]), count: sampleCount)
-        let size = StrokeResampling.diameter(of: stroke)
-        guard size > 0, size.isFinite else {
-            note(.line, "the stroke has no extent")
-            return []
-        }
-
-        // Every match with the trimmed stroke needs its length (for what it traces).
-        let length = StrokeResampling.length(of: stroke)
+        let (whole, wholeSize, wholeLength) = (prepared.whole, prepared.wholeSize, prepared.wholeLength)
+        let (cuts, isTrimmed) = (prepared.cuts, prepared.isTrimmed)
+        let (stroke, size, length) = (prepared.stroke, prepared.size, prepared.length)
 
         /// `sides`: the pieces the points should follow, by default the replacement's
         /// edges; `following`: the points compared with them, their size and length, by
@@ -260,14 +254,19 @@ public enum ShapeRecognizer {
             }
             return (candidate, nil)
         }
-        let isTrimmed = cuts.first > 0 || cuts.last < whole.count - 1
-        let wholeLength = StrokeResampling.length(of: whole)
-        var (ellipseCandidate, ellipseRefusal) = ellipse(following: (stroke, size, length))
+        // The ellipse follows the stroke as the canvas draws it: through a dozen or so pen
+        // points, a smooth curve where straight chords would meet in corners
+        // (`StrokeResampling.curve`). A densely sampled stroke is its own curve; the
+        // polygons and the line keep the chords, which a polygon's corners are.
+        let drawn = StrokeResampling.curve(
+            through: points, spacing: StrokeResampling.length(of: points) / Double(sampleCount - 1))
+        let curved = drawn.count == points.count ? prepared : (try? PreparedStroke.of(drawn).get()) ?? prepared
+        var (ellipseCandidate, ellipseRefusal) = ellipse(following: (curved.stroke, curved.size, curved.length))
         // Hook trimming may cut off part of the outline: round the end of a long ellipse the
         // stroke turns by more than a hook does. When the trimmed stroke follows its ellipse
         // but does not trace enough of it, the whole stroke may.
-        if isTrimmed, let failed = ellipseCandidate?.failedTest, failed.isTracing {
-            let untrimmed = ellipse(following: (whole, wholeSize, wholeLength))
+        if curved.isTrimmed, let failed = ellipseCandidate?.failedTest, failed.isTracing {
+            let untrimmed = ellipse(following: (curved.whole, curved.wholeSize, curved.wholeLength))
             if untrimmed.candidate?.isAccepted == true { (ellipseCandidate, ellipseRefusal) = untrimmed }
         }
         var closest = ellipseCandidate.flatMap { $0.isAccepted ? $0.match.rmsDistance : nil } ?? .infinity
@@ -384,6 +383,41 @@ public enum ShapeRecognizer {
             if let candidate = ellipse(following: followed).candidate { result.append(candidate) }
         }
         return result
+    }
+
+    /// A stroke resampled for fitting: `whole`, `sampleCount` points equally spaced along it,
+    /// and `stroke`, the same without the hooks at its ends (`StrokeResampling.hookCuts`
+    /// at `cuts`), resampled again; each with its size (diameter) and length.
+    struct PreparedStroke {
+        /// Why a stroke cannot be fitted.
+        enum Failure: Error { case noLength, noExtent }
+
+        var whole: [Point]
+        var wholeSize: Double
+        var wholeLength: Double
+        var cuts: (first: Int, last: Int)
+        var stroke: [Point]
+        var size: Double
+        var length: Double
+
+        /// Whether hook trimming cut anything off.
+        var isTrimmed: Bool { cuts.first > 0 || cuts.last < whole.count - 1 }
+
+        /// `points` prepared; a failure when they have no length, or the trimmed stroke no
+        /// extent.
+        static func of(_ points: [Point]) -> Result<PreparedStroke, Failure> {
+            let whole = StrokeResampling.resampled(points, count: sampleCount)
+            guard !whole.isEmpty else { return .failure(.noLength) }
+            let cuts = StrokeResampling.hookCuts(whole, within: hookLength, sharperThan: sharpTurn)
+            let stroke = StrokeResampling.resampled(Array(whole[cuts.first...cuts.last]), count: sampleCount)
+            let size = StrokeResampling.diameter(of: stroke)
+            guard size > 0, size.isFinite else { return .failure(.noExtent) }
+            return .success(
+                PreparedStroke(
+                    whole: whole, wholeSize: StrokeResampling.diameter(of: whole),
+                    wholeLength: StrokeResampling.length(of: whole), cuts: cuts, stroke: stroke, size: size,
+                    length: StrokeResampling.length(of: stroke)))
+        }
     }
 
     /// Why the four straight runs make no rectangle, in words (for `explain`).

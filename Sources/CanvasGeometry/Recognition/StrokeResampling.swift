@@ -39,6 +39,32 @@ enum StrokeResampling {
         return result
     }
 
+    /// The stroke as the canvas draws it, for resampling at `spacing`: the pen's points,
+    /// and between two of them farther apart than the spacing, points at most half of it
+    /// apart (by their chord) along the centripetal Catmull-Rom curve through them
+    /// (`StrokeCurves`, which draws every hand-drawn stroke). A pen or screen that samples a fast stroke a dozen times draws
+    /// a smooth curve, whose straight chords would otherwise meet in corners that nobody
+    /// drew. Dense strokes come back as they are.
+    static func curve(through points: [Point], spacing: Double) -> [Point] {
+        guard points.count > 2, spacing > 0 else { return points }
+        let pieces = { (k: Int) -> Int in
+            let chord = points[k].distance(to: points[k + 1])
+            return chord > spacing ? min(16, Int((2 * chord / spacing).rounded(.up))) : 1
+        }
+        guard (0..<(points.count - 1)).contains(where: { pieces($0) > 1 }) else { return points }
+        var result: [Point] = []
+        result.reserveCapacity(2 * points.count)
+        for k in 0..<(points.count - 1) {
+            result.append(points[k])
+            let count = pieces(k)
+            guard count > 1 else { continue }
+            let segment = StrokeCurves.segment(k, of: points, isShape: false)
+            for j in 1..<count { result.append(segment.point(at: Double(j) / Double(count))) }
+        }
+        result.append(points[points.count - 1])
+        return result
+    }
+
     /// The stroke (equally spaced points) without the hooks at its ends: where the stroke
     /// turns by more than `angle` (radians) within `fraction` of its length from an end,
     /// it is cut at the sharpest such turn.
