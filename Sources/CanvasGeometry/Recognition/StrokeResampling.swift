@@ -42,9 +42,9 @@ enum StrokeResampling {
     /// The stroke as the canvas draws it, for resampling at `spacing`: the pen's points,
     /// and between two of them farther apart than the spacing, points at most half of it
     /// apart (by their chord) along the centripetal Catmull-Rom curve through them
-    /// (`StrokeCurves`, which draws every hand-drawn stroke). A pen or screen that samples a fast stroke a dozen times draws
-    /// a smooth curve, whose straight chords would otherwise meet in corners that nobody
-    /// drew. Dense strokes come back as they are.
+    /// (`StrokeCurves`, which draws every hand-drawn stroke). A pen or screen that samples
+    /// a fast stroke a dozen times draws a smooth curve, whose straight chords would
+    /// otherwise meet in corners that nobody drew. Dense strokes come back as they are.
     static func curve(through points: [Point], spacing: Double) -> [Point] {
         guard points.count > 2, spacing > 0 else { return points }
         let pieces = { (k: Int) -> Int in
