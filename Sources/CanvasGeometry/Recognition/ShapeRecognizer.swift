@@ -380,7 +380,15 @@ public enum ShapeRecognizer {
                 result.append(
                     candidate(.rectangle, rectangle.rectangle, sides: .edges(of: rectangle.drawn), following: followed))
             }
-            if let candidate = ellipse(following: followed).candidate { result.append(candidate) }
+            // The ellipse again on the curve through the pen's points, when it differs.
+            let curvedLoop = curved.stroke == stroke ? loop : closedLoop(of: curved.stroke, size: curved.size)
+            if let curvedLoop, let candidate = ellipse(
+                following: (
+                    curvedLoop, StrokeResampling.diameter(of: curvedLoop), StrokeResampling.length(of: curvedLoop)
+                )
+            ).candidate {
+                result.append(candidate)
+            }
         }
         return result
     }
