@@ -508,5 +508,34 @@ struct RecognitionTests {
         #expect(match.rmsDistance < 1e-9)
         #expect(match.leastDrawnSide < 0.1)
         #expect(match.drawnFraction < 0.85)
+        // Rounded corners do not draw a side that was never drawn.
+        let rounded = OutlineMatch(stroke: caret, sides: .edges(of: triangle), roundedCornerReach: 100)
+        #expect(rounded.leastDrawnSide < 0.1)
+    }
+
+    /// A square whose corners are cut off by chords 20 px from each corner: the chords'
+    /// points fall on one side or the other, and about a quarter of each 100 px side is left
+    /// untraced beside its corners (0.76 of the outline traced); with rounded corners
+    /// allowed over 30 px (both sides of a corner together) every side is drawn, over 15 px
+    /// nothing more than before.
+    @Test func roundedCornersAreDrawnWithinTheirReach() {
+        let square = [
+            Point(x: 0, y: 0), Point(x: 100, y: 0), Point(x: 100, y: 100), Point(x: 0, y: 100), Point(x: 0, y: 0),
+        ]
+        let cut = [
+            Point(x: 20, y: 0), Point(x: 80, y: 0), Point(x: 100, y: 20), Point(x: 100, y: 80), Point(x: 80, y: 100),
+            Point(x: 20, y: 100), Point(x: 0, y: 80), Point(x: 0, y: 20), Point(x: 20, y: 0),
+        ]
+        let stroke = StrokeResampling.resampled(cut, count: 64)
+        let plain = OutlineMatch(stroke: stroke, sides: .edges(of: square))
+        let within = OutlineMatch(stroke: stroke, sides: .edges(of: square), roundedCornerReach: 30)
+        let beyond = OutlineMatch(stroke: stroke, sides: .edges(of: square), roundedCornerReach: 15)
+        #expect(plain.drawnFraction < 0.8)
+        #expect(within.drawnFraction == 1 && within.leastDrawnSide == 1)
+        #expect(abs(beyond.drawnFraction - plain.drawnFraction) < 1e-12)
+        // Not on separate polylines (an arrow's sides), whose ends are no corners.
+        let separate = OutlineMatch(
+            stroke: stroke, sides: .each((0..<4).map { [square[$0], square[$0 + 1]] }), roundedCornerReach: 30)
+        #expect(abs(separate.drawnFraction - plain.drawnFraction) < 1e-12)
     }
 }

@@ -161,7 +161,7 @@ struct OutlineMatch {
                         withUnsafeTemporaryAllocation(of: (atStart: Double, atEnd: Double).self, capacity: sideCount) {
                             corners in
                             corners.initialize(repeating: (-.infinity, .infinity))
-                            if let reach {
+                            if let reach, stroke.count > 1 {
                                 let consecutive = zip(feet[..<stroke.count], feet[1..<stroke.count])
                                 for (a, b) in consecutive where a.side != b.side {
                                     let (low, high) = a.side < b.side ? (a, b) : (b, a)
