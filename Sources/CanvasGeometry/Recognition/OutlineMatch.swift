@@ -153,51 +153,48 @@ struct OutlineMatch {
                         // How much of each side the feet on it cover.
                         let strokeLength = length ?? StrokeResampling.length(of: stroke)
                         let bridge = 2 * strokeLength / Double(max(stroke.count - 1, 1))
-                        // Per side, what rounded corners draw (`roundedCornerReach`): from
-                        // its start to `atStart`, and from `atEnd` to its end.
+                        // Rounded corners (`roundedCornerReach`): the sides before and after
+                        // each side, where they meet it at a corner.
                         let sideCount = outline.count
                         let reach = sides.hasCorners && sideCount > 1 ? roundedCornerReach : nil
-                        let isClosed = sides.isClosed
-                        withUnsafeTemporaryAllocation(of: (atStart: Double, atEnd: Double).self, capacity: sideCount) {
-                            corners in
-                            corners.initialize(repeating: (-.infinity, .infinity))
-                            if let reach, stroke.count > 1 {
-                                let consecutive = zip(feet[..<stroke.count], feet[1..<stroke.count])
-                                for (a, b) in consecutive where a.side != b.side {
-                                    let (low, high) = a.side < b.side ? (a, b) : (b, a)
-                                    let lowToEnd = outline[low.side].length - low.position
-                                    if high.side == low.side + 1, lowToEnd + high.position <= reach {
-                                        corners[low.side].atEnd = min(corners[low.side].atEnd, low.position)
-                                        corners[high.side].atStart = max(corners[high.side].atStart, high.position)
-                                    } else if isClosed && low.side == 0 && high.side == sideCount - 1,
-                                        outline[high.side].length - high.position + low.position <= reach
-                                    {
-                                        corners[high.side].atEnd = min(corners[high.side].atEnd, high.position)
-                                        corners[low.side].atStart = max(corners[low.side].atStart, low.position)
+                        let wraps = sides.isClosed && sideCount > 2
+                        withUnsafeTemporaryAllocation(of: Double.self, capacity: stroke.count) { positions in
+                            for (k, side) in outline.enumerated() {
+                                let before = k > 0 ? k - 1 : wraps ? sideCount - 1 : nil
+                                let after = k + 1 < sideCount ? k + 1 : wraps ? 0 : nil
+                                // Drawn by turning a corner: from the start to `start`, and from
+                                // `end` to the end.
+                                var (start, end) = (0.0, side.length)
+                                var count = 0
+                                for i in 0..<stroke.count where feet[i].side == k {
+                                    let position = feet[i].position
+                                    positions[count] = position
+                                    count += 1
+                                    guard let reach else { continue }
+                                    for j in stride(from: i - 1, through: i + 1, by: 2) where j >= 0 && j < stroke.count {
+                                        let other = feet[j]
+                                        if other.side == after, side.length - position + other.position <= reach {
+                                            end = min(end, position)
+                                        }
+                                        if other.side == before,
+                                            outline[other.side].length - other.position + position <= reach
+                                        {
+                                            start = max(start, position)
+                                        }
                                     }
                                 }
-                            }
-                            withUnsafeTemporaryAllocation(of: Double.self, capacity: stroke.count) { positions in
-                                for (k, side) in outline.enumerated() {
-                                    var count = 0
-                                    for foot in feet[..<stroke.count] where foot.side == k {
-                                        positions[count] = foot.position
-                                        count += 1
-                                    }
-                                    var sorted = UnsafeMutableBufferPointer(rebasing: positions[..<count])
-                                    sorted.sort()
-                                    // The stretches at the ends drawn by turning a corner, and the
-                                    // parts of the others outside them.
-                                    let start = min(max(0, corners[k].atStart), side.length)
-                                    let end = max(min(side.length, corners[k].atEnd), start)
-                                    var covered = start + (side.length - end)
-                                    for i in sorted.indices.dropFirst() where sorted[i] - sorted[i - 1] <= bridge {
-                                        covered += max(0, min(sorted[i], end) - max(sorted[i - 1], start))
-                                    }
-                                    if side.length > 0 { least = min(least, covered / side.length) }
-                                    drawn += covered
-                                    total += side.length
+                                var sorted = UnsafeMutableBufferPointer(rebasing: positions[..<count])
+                                sorted.sort()
+                                // What those corners draw, and the parts of the other stretches
+                                // outside it.
+                                (start, end) = (min(start, side.length), max(end, min(start, side.length)))
+                                var covered = start + (side.length - end)
+                                for i in sorted.indices.dropFirst() where sorted[i] - sorted[i - 1] <= bridge {
+                                    covered += max(0, min(sorted[i], end) - max(sorted[i - 1], start))
                                 }
+                                if side.length > 0 { least = min(least, covered / side.length) }
+                                drawn += covered
+                                total += side.length
                             }
                         }
                     }

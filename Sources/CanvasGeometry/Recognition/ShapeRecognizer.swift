@@ -260,7 +260,8 @@ public enum ShapeRecognizer {
         // polygons and the line keep the chords, which a polygon's corners are.
         let drawn = StrokeResampling.curve(
             through: points, spacing: StrokeResampling.length(of: points) / Double(sampleCount - 1))
-        let curved = drawn.count == points.count ? prepared : (try? PreparedStroke.of(drawn).get()) ?? prepared
+        let isCurved = drawn.count != points.count
+        let curved = isCurved ? (try? PreparedStroke.of(drawn).get()) ?? prepared : prepared
         var (ellipseCandidate, ellipseRefusal) = ellipse(following: (curved.stroke, curved.size, curved.length))
         // Hook trimming may cut off part of the outline: round the end of a long ellipse the
         // stroke turns by more than a hook does. When the trimmed stroke follows its ellipse
@@ -381,7 +382,7 @@ public enum ShapeRecognizer {
                     candidate(.rectangle, rectangle.rectangle, sides: .edges(of: rectangle.drawn), following: followed))
             }
             // The ellipse again on the curve through the pen's points, when it differs.
-            let curvedLoop = curved.stroke == stroke ? loop : closedLoop(of: curved.stroke, size: curved.size)
+            let curvedLoop = isCurved ? closedLoop(of: curved.stroke, size: curved.size) : loop
             if let curvedLoop, let candidate = ellipse(
                 following: (
                     curvedLoop, StrokeResampling.diameter(of: curvedLoop), StrokeResampling.length(of: curvedLoop)
