@@ -88,12 +88,19 @@ public enum ShapeRecognizer {
     /// rectangles of the development subjects: 0.60 at the least, as drawn, lengthened or
     /// stretched).
     static let oppositeSideRatio = 0.5
-    /// How much of a triangle's outline, both sides of a corner together and as a share of
+    /// How much of a polygon's outline, both sides of a corner together and as a share of
     /// the stroke's length, the stroke may leave undrawn where it rounds the corner off
-    /// between consecutive points (`OutlineMatch`'s rounded corners). A rectangle's corners
-    /// get no such allowance: a rectangle is close enough to a circle that its tracing rule
-    /// is what keeps lumpy circles from being rounded squares.
+    /// between consecutive points (`OutlineMatch`'s rounded corners). Always for a triangle;
+    /// for a rectangle only when the stroke follows its sides as closely as a line's
+    /// (`lineRMSTolerance`) and more closely than its ellipse (`roundedRectangleCloseness`):
+    /// a circle traces as little of its square as a rounded rectangle does, and only the
+    /// straightness of the sides tells them apart.
     static let roundedCornerReach = 0.1
+    /// A rectangle's corners may be drawn rounded when the stroke's RMS distance from it is
+    /// less than this fraction of its distance from the ellipse fitted to it. (Development
+    /// subjects: rectangles rounded off over 1-3 % of the stroke 0.46 at most, circles
+    /// that follow a rectangle as closely as a line 0.79 at least.)
+    static let roundedRectangleCloseness = 0.5
     /// A turn sharper than this (radians) is a corner: an ellipse has none; an arrow's tip
     /// is the first; within `hookLength` of the stroke's length from either end it is a
     /// hook, cut off before fitting (pens hook as they land and lift, and closing a
@@ -138,17 +145,17 @@ public enum ShapeRecognizer {
         /// The match of `stroke` (of size `size` and length `length`) with a shape of `kind`
         /// made of `sides`; with `decidingOnly`, given up as soon as the stroke strays beyond
         /// the tolerances, or farther on average than `closest` (the RMS distance of a shape
-        /// already accepted), which refuses it all the same or keeps it from being chosen. A
-        /// triangle's corners may be drawn rounded (`roundedCornerReach`).
+        /// already accepted), which refuses it all the same or keeps it from being chosen.
+        /// With `roundingCorners`, the polygon's corners may be drawn rounded
+        /// (`roundedCornerReach`).
         static func match(
             _ stroke: [Point], size: Double, length: Double, with kind: ShapeKind, sides: OutlineMatch.Sides,
-            decidingOnly: Bool,
-            closest: Double = .infinity
+            decidingOnly: Bool, closest: Double = .infinity, roundingCorners: Bool
         ) -> OutlineMatch {
             let (rmsLimit, distanceLimit) = distanceLimits(of: kind)
             return OutlineMatch(
                 stroke: stroke, length: length, sides: sides,
-                roundedCornerReach: kind == .triangle ? roundedCornerReach * length : nil,
+                roundedCornerReach: roundingCorners ? roundedCornerReach * length : nil,
                 givingUpBeyond: decidingOnly
                     ? (rms: min(rmsLimit * size, closest), largest: distanceLimit * size) : nil)
         }
@@ -213,10 +220,44 @@ public enum ShapeRecognizer {
         ) -> Candidate {
             let (points, pointsSize, pointsLength) = followed ?? (stroke, size, length)
             let sides = sides ?? .edges(of: replacement)
-            let match = Candidate.match(
-                points, size: pointsSize, length: pointsLength, with: kind, sides: sides, decidingOnly: decidingOnly,
-                closest: closest)
-            return Candidate(shape: RecognizedShape(kind: kind, points: replacement), match: match, size: pointsSize)
+            func match(roundingCorners: Bool) -> OutlineMatch {
+                Candidate.match(
+                    points, size: pointsSize, length: pointsLength, with: kind, sides: sides,
+                    decidingOnly: decidingOnly, closest: closest, roundingCorners: roundingCorners)
+            }
+            var candidate = Candidate(
+                shape: RecognizedShape(kind: kind, points: replacement), match: match(roundingCorners: kind == .triangle),
+                size: pointsSize)
+            // A rectangle whose sides the stroke follows as closely as a line's, and more
+            // closely than the ellipse fitted to it, but which it does not trace: its corners
+            // may be rounded. (The sides of a lumpy circle, which traces a square's sides no
+            // further than a rounded one, bulge away from them.)
+            if kind == .rectangle, candidate.failedTest?.isTracing == true,
+                candidate.match.rmsDistance <= min(lineRMSTolerance * pointsSize, closest),
+                candidate.match.rmsDistance / pointsSize < roundedRectangleCloseness * distanceFromEllipse()
+            {
+                candidate.match = match(roundingCorners: true)
+            }
+            return candidate
+        }
+        /// The stroke the ellipse follows (set once it is prepared), and how closely it
+        /// follows the ellipse fitted to it, passing or not: the RMS distance, a fraction of
+        /// its size (infinity when no ellipse fits it); computed when first asked for.
+        var ellipseFollows: PreparedStroke?
+        var ellipseDistance: Double?
+        func distanceFromEllipse() -> Double {
+            if let ellipseDistance { return ellipseDistance }
+            var distance = Double.infinity
+            if let followed = ellipseFollows, let ellipse = FittedEllipse(fitting: followed.stroke),
+                ellipse.semiMajor <= followed.size
+            {
+                let outline = ellipse.outline(tolerance: ellipseFlatness, minimumSegments: ellipseMinimumSegments)
+                distance =
+                    OutlineMatch(stroke: followed.stroke, length: followed.length, sides: .each([outline])).rmsDistance
+                    / followed.size
+            }
+            ellipseDistance = distance
+            return distance
         }
         var result = [candidate(.line, FittedLine.segment(through: stroke))]
         result.reserveCapacity(8)
@@ -262,6 +303,7 @@ public enum ShapeRecognizer {
             through: points, spacing: StrokeResampling.length(of: points) / Double(sampleCount - 1))
         let isCurved = drawn.count != points.count
         let curved = isCurved ? (try? PreparedStroke.of(drawn).get()) ?? prepared : prepared
+        ellipseFollows = curved
         var (ellipseCandidate, ellipseRefusal) = ellipse(following: (curved.stroke, curved.size, curved.length))
         // Hook trimming may cut off part of the outline: round the end of a long ellipse the
         // stroke turns by more than a hook does. When the trimmed stroke follows its ellipse
