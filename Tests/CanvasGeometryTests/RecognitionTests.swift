@@ -349,6 +349,48 @@ struct RecognitionTests {
         #expect(ShapeRecognizer.recognize(Self.roundedRectangle(seed: seed, over: 0.05)).kind == .ellipse)
     }
 
+    /// How a fast hand overshoots a corner: past it and straight back (a spike), past it
+    /// and round into the next side (a loop), or past it and into the next side beside the
+    /// corner, crossing itself.
+    enum Overshoot: CaseIterable { case spike, loop, crossing }
+
+    /// The waypoints of a closed polygon through `corners` whose every corner is overshot
+    /// by `reach` pixels in the way `overshoot` says.
+    static func overshooting(_ corners: [Point], by reach: Double, _ overshoot: Overshoot) -> [Point] {
+        var waypoints = [corners[0]]
+        for k in 1...corners.count {
+            let (previous, corner, next) = (corners[k - 1], corners[k % corners.count], corners[(k + 1) % corners.count])
+            let (incoming, outgoing) = ((corner - previous) / corner.distance(to: previous), (next - corner) / next.distance(to: corner))
+            let past = corner + incoming * reach
+            switch overshoot {
+            case .spike: waypoints += [past, corner]
+            case .loop: waypoints += [past, past + outgoing * reach, corner + outgoing * 0.3 * reach]
+            case .crossing: waypoints += [past, corner + incoming * 0.7 * reach + outgoing * 0.2 * reach]
+            }
+        }
+        return waypoints
+    }
+
+    /// Rectangles (up to 2:1) and triangles drawn fast, every corner overshot by 30-50 px
+    /// (a tenth to a sixth of a 300-350 px side), in each way a hand overshoots: the straight
+    /// runs' fit and the distance tolerances absorb them (at 90-120 px, about a third of a
+    /// side, about half are refused).
+    @Test(arguments: seeds.prefix(12)) func polygonsWithOvershotCorners(seed: UInt64) {
+        var pen = SyntheticPen(seed: seed, jitter: 0.5)
+        let (turn, aspect) = (pen.random(in: 0...(2 * .pi)), pen.random(in: 1...2))
+        let rectangle = [Point(x: -1, y: -1), Point(x: 1, y: -1), Point(x: 1, y: 1), Point(x: -1, y: 1)].map {
+            rotated(Point(x: $0.x * 150 * aspect, y: $0.y * 150), by: turn)
+        }
+        let triangle = (0..<3).map { rotated(Point(x: 200, y: 0), by: turn + Double($0) * 2 * .pi / 3) }
+        for overshoot in Overshoot.allCases {
+            let reach = pen.random(in: 30...50)
+            let rectangleStroke = pen.stroke(through: Self.overshooting(rectangle, by: reach, overshoot), samples: 150)
+            #expect(ShapeRecognizer.recognize(rectangleStroke).kind == .rectangle, "seed \(seed), \(overshoot)")
+            let triangleStroke = pen.stroke(through: Self.overshooting(triangle, by: reach, overshoot), samples: 150)
+            #expect(ShapeRecognizer.recognize(triangleStroke).kind == .triangle, "seed \(seed), \(overshoot)")
+        }
+    }
+
     // MARK: Arrows
 
     @Test(arguments: seeds) func arrows(seed: UInt64) {
