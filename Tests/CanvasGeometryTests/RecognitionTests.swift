@@ -391,6 +391,22 @@ struct RecognitionTests {
         }
     }
 
+    /// `explain` says whether a rectangle's corners were taken as rounded, with the two
+    /// distances that decided it.
+    @Test func explainSaysWhyARectanglesCornersWereOrWereNotTakenAsRounded() {
+        func verdicts(over fraction: Double) -> [String] {
+            ShapeRecognizer.explain(Self.roundedRectangle(seed: 1, over: fraction)).hypotheses
+                .filter { $0.kind == .rectangle }.map(\.verdict)
+        }
+        let rounded = verdicts(over: 0.04)
+        #expect(rounded.contains { $0.hasPrefix("chosen (corners taken as rounded: RMS distance 0.0") }, "\(rounded)")
+        #expect(rounded.contains { $0.contains("from the ellipse; rounded when the ellipse is over 2× as far") })
+        let oval = verdicts(over: 0.05)
+        #expect(
+            oval.contains { $0.hasPrefix("refused: traces") && $0.contains("(corners not taken as rounded: RMS distance") },
+            "\(oval)")
+    }
+
     // MARK: Arrows
 
     @Test(arguments: seeds) func arrows(seed: UInt64) {

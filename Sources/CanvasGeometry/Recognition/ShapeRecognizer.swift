@@ -33,7 +33,7 @@ public enum ShapeRecognizer {
         let all = candidates(points, unfitted: &unfitted)
         let chosen = choice(among: all)
         var hypotheses: [RecognitionExplanation.Hypothesis] = all.map { candidate in
-            let verdict: String
+            var verdict: String
             if let chosen, candidate.shape == chosen.shape {
                 verdict = "chosen"
             } else if let refusal = candidate.refusal {
@@ -43,6 +43,7 @@ public enum ShapeRecognizer {
             } else {
                 verdict = "passes, but \(chosen?.shape.kind.rawValue ?? "another shape") is closer"
             }
+            if let note = candidate.cornerRoundingNote { verdict += " (\(note))" }
             return RecognitionExplanation.Hypothesis(
                 kind: candidate.shape.kind, rmsDistance: candidate.match.rmsDistance / candidate.size,
                 maximumDistance: candidate.match.maximumDistance / candidate.size,
@@ -123,8 +124,25 @@ public enum ShapeRecognizer {
         /// The least share of the outline the stroke must trace: `minimumDrawnFraction`, or
         /// less for a long ellipse left open along a flat side (`minimumDrawnShare`).
         var minimumDrawn = minimumDrawnFraction
+        /// For a rectangle the stroke follows as closely as a line but does not trace with
+        /// sharp corners: whether its corners were taken as rounded, and the stroke's RMS
+        /// distance from its ellipse (a fraction of the size) that decided it.
+        var cornerRounding: (isRounded: Bool, ellipseDistance: Double)?
 
         var isAccepted: Bool { failedTest == nil }
+
+        /// Why the corners were or were not taken as rounded, in words (for `explain`).
+        var cornerRoundingNote: String? {
+            guard let cornerRounding else { return nil }
+            let (own, ellipse) = (
+                String(format: "%.3f", match.rmsDistance / size), String(format: "%.3f", cornerRounding.ellipseDistance)
+            )
+            let ellipseFigure = cornerRounding.ellipseDistance.isFinite ? "\(ellipse) from the ellipse" : "no ellipse fits"
+            let factor = String(format: "%g", 1 / roundedRectangleCloseness)
+            return (cornerRounding.isRounded ? "corners taken as rounded" : "corners not taken as rounded")
+                + ": RMS distance \(own) of the size from its sides, \(ellipseFigure); rounded when the ellipse is over "
+                + "\(factor)× as far"
+        }
 
         /// The tests a stroke must pass against a shape, in the order they are applied.
         enum Test {
@@ -233,10 +251,12 @@ public enum ShapeRecognizer {
             // may be rounded. (The sides of a lumpy circle, which traces a square's sides no
             // further than a rounded one, bulge away from them.)
             if kind == .rectangle, candidate.failedTest?.isTracing == true,
-                candidate.match.rmsDistance <= min(lineRMSTolerance * pointsSize, closest),
-                candidate.match.rmsDistance / pointsSize < roundedRectangleCloseness * distanceFromEllipse()
+                candidate.match.rmsDistance <= min(lineRMSTolerance * pointsSize, closest)
             {
-                candidate.match = match(roundingCorners: true)
+                let ellipseDistance = distanceFromEllipse()
+                let isRounded = candidate.match.rmsDistance / pointsSize < roundedRectangleCloseness * ellipseDistance
+                if isRounded { candidate.match = match(roundingCorners: true) }
+                candidate.cornerRounding = (isRounded, ellipseDistance)
             }
             return candidate
         }
