@@ -437,6 +437,19 @@ struct RecognitionTests {
         #expect(abs(arms[0].dot(shaft) - arms[1].dot(shaft)) < 1e-9 * length * length)
     }
 
+    /// A five-point star drawn fast and lopsided (after one of MMG subject 61's): its first
+    /// edge reads as a shaft and the next two as a wide head, and its last two edges, run
+    /// back down the shaft, stay within the distance tolerances of that arrow. An arrow's
+    /// head reaches back no farther than its barbs (22 of these 24 were arrows before).
+    @Test(arguments: seeds.prefix(24)) func aLopsidedStarIsNoArrow(seed: UInt64) {
+        var pen = SyntheticPen(seed: seed, jitter: 0.5)
+        let turn = pen.random(in: 0...(2 * .pi))
+        let star = [(-45, 68), (44, -23), (-71, -30), (49, 72), (3, -55), (-37, 59)].map {
+            rotated(Point(x: Double($0.0), y: Double($0.1)) * 3, by: turn)
+        }
+        #expect(ShapeRecognizer.recognize(pen.stroke(through: star, samples: 120)).kind == .none, "seed \(seed)")
+    }
+
     /// The last barb ends in a "J": the pen curls away by 120° over a run of a tenth of the
     /// stroke as it lifts, too gently at any one sample for a hook (9 of these 24 were
     /// refused before the rounded hook was cut, issue 14).

@@ -32,7 +32,8 @@ struct ArrowFit {
 
     /// Every arrow reading of the stroke (equally spaced points) whose shaft strays at most
     /// `maximumBow` from straight and whose head is plausible: barbs on opposite sides of
-    /// the shaft, pointing back along it, no longer than it. The tip is the first turn
+    /// the shaft, pointing back along it, no longer than it, and no point of the head
+    /// farther back along the shaft than the barbs by more than `maximumBow`. The tip is the first turn
     /// sharper than `sharpTurn` (radians) beyond `hookLength` of the stroke's length from
     /// its tail end. The caller judges which reading, if any, the stroke actually follows.
     /// `headLast` and `headFirst`: which ends the head is looked for at (both by default).
@@ -87,10 +88,12 @@ struct ArrowFit {
             // first of the farthest each way.
             var (farthestOneWay, farthestOtherWay) = (headStart, headStart)
             var (most, least) = (axis.cross(points[headStart] - tip), axis.cross(points[headStart] - tip))
+            var farthestBack = axis.dot(points[headStart] - tip)
             for index in (headStart + 1)..<points.count {
                 let offset = axis.cross(points[index] - tip)
                 if most < offset { (farthestOneWay, most) = (index, offset) }
                 if offset < least { (farthestOtherWay, least) = (index, offset) }
+                farthestBack = max(farthestBack, axis.dot(points[index] - tip))
             }
             guard most > 0, least < 0 else { return [] }
             let (firstIndex, secondIndex) = (
@@ -114,6 +117,10 @@ struct ArrowFit {
                 return lengths.contains(arm.length) && barbAngles.contains(abs(atan2(axis.cross(arm), axis.dot(arm))))
             }
             guard isBarb(first), isBarb(second) else { return [] }
+            // The head reaches back along the shaft no farther than its barbs, give or take
+            // what the shaft may bow: beyond, the stroke runs back down the shaft (a star whose
+            // first three edges read as a shaft and a head).
+            guard farthestBack <= max(axis.dot(first - tip), axis.dot(second - tip)) + maximumBow else { return [] }
             let open = ArrowFit(
                 tail: tail, tip: tip, barbs: (first, second), axis: axis,
                 drawnSides: [Array(shaft), [tip, first], [tip, second]])

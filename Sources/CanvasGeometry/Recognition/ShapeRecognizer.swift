@@ -425,8 +425,8 @@ public enum ShapeRecognizer {
         if arrows.isEmpty {
             note(
                 .arrow,
-                "no arrow reading: no tip (a turn sharper than 60° past the first tenth), a bowed shaft, or "
-                    + "barbs that do not point back along the shaft from both sides")
+                "no arrow reading: no tip (a turn sharper than 60° past the first tenth), a bowed shaft, "
+                    + "barbs that do not point back along the shaft from both sides, or a head running back down it")
         }
         result += arrows
         // When no shape passes, the closed shapes again on the stroke's closed loop alone,
