@@ -437,6 +437,24 @@ struct RecognitionTests {
         #expect(abs(arms[0].dot(shaft) - arms[1].dot(shaft)) < 1e-9 * length * length)
     }
 
+    /// An arrow's open and closed readings give one shape, and only one passes: `explain`
+    /// calls that one chosen and says why the other was refused (both were "chosen" when
+    /// the verdict compared shapes).
+    @Test(arguments: seeds.prefix(12)) func explainChoosesOneArrowReading(seed: UInt64) {
+        var pen = SyntheticPen(seed: seed, jitter: 0.5)
+        let direction = pen.random(in: 0...(2 * .pi))
+        let tip = rotated(Point(x: 300, y: 0), by: direction)
+        let back = rotated(Point(x: -90, y: 0), by: direction)
+        let stroke = pen.stroke(
+            through: [Point(x: 0, y: 0), tip, tip + rotated(back, by: 0.5), tip, tip + rotated(back, by: -0.5)],
+            samples: 120)
+        let explanation = ShapeRecognizer.explain(stroke)
+        #expect(explanation.shape.kind == .arrow, "seed \(seed)")
+        let arrows = explanation.hypotheses.filter { $0.kind == .arrow && $0.rmsDistance != nil }
+        #expect(arrows.filter { $0.verdict == "chosen" }.count == 1, "seed \(seed): \(arrows.map(\.verdict))")
+        #expect(arrows.contains { $0.verdict.hasPrefix("refused: ") }, "seed \(seed): \(arrows.map(\.verdict))")
+    }
+
     /// A five-point star drawn fast and lopsided (after one of MMG subject 61's): its first
     /// edge reads as a shaft and the next two as a wide head, and its last two edges, run
     /// back down the shaft, stay within the distance tolerances of that arrow. An arrow's

@@ -16,14 +16,17 @@ public enum ShapeRecognizer {
     /// The recognised shape, or `.none` to leave the stroke as drawn.
     public static func recognize(_ points: [Point]) -> RecognizedShape {
         var unfitted: [(ShapeKind, String)] = []
-        return choice(among: candidates(points, unfitted: &unfitted, decidingOnly: true))?.shape ?? .none
+        let all = candidates(points, unfitted: &unfitted, decidingOnly: true)
+        return choice(among: all).map { all[$0].shape } ?? .none
     }
 
-    /// The accepted candidate to report: a line when one passes, else the closest.
-    private static func choice(among candidates: [Candidate]) -> Candidate? {
-        let accepted = candidates.filter(\.isAccepted)
-        return accepted.first { $0.shape.kind == .line }
-            ?? accepted.min { $0.match.rmsDistance < $1.match.rmsDistance }
+    /// The index of the accepted candidate to report: a line when one passes, else the
+    /// closest. (An index, not the candidate: two readings may give one shape, an arrow's
+    /// open and closed heads, of which only one may pass.)
+    private static func choice(among candidates: [Candidate]) -> Int? {
+        let accepted = candidates.indices.filter { candidates[$0].isAccepted }
+        return accepted.first { candidates[$0].shape.kind == .line }
+            ?? accepted.min { candidates[$0].match.rmsDistance < candidates[$1].match.rmsDistance }
     }
 
     /// What `recognize` decides and why: every shape it tried, with the stroke's scores
@@ -31,10 +34,12 @@ public enum ShapeRecognizer {
     public static func explain(_ points: [Point]) -> RecognitionExplanation {
         var unfitted: [(ShapeKind, String)] = []
         let all = candidates(points, unfitted: &unfitted)
-        let chosen = choice(among: all)
-        var hypotheses: [RecognitionExplanation.Hypothesis] = all.map { candidate in
+        let chosenIndex = choice(among: all)
+        let chosen = chosenIndex.map { all[$0] }
+        var hypotheses: [RecognitionExplanation.Hypothesis] = all.indices.map { index in
+            let candidate = all[index]
             var verdict: String
-            if let chosen, candidate.shape == chosen.shape {
+            if index == chosenIndex {
                 verdict = "chosen"
             } else if let refusal = candidate.refusal {
                 verdict = "refused: " + refusal
