@@ -116,7 +116,7 @@ struct RecognitionEvaluationTests {
         // 2:1 was refused as a rectangle (a triangle whose rounded corner the split read as a
         // fourth side), 0.83 before a triangle's corners could be drawn rounded.
         // Non-shapes 0.96 before an arrow's head could not run back down its shaft (MMG 61's
-        // lopsided stars); 0.93 turned and stretched.
+        // lopsided star).
         "as drawn": [.line: 1.0, .rectangle: 0.83, .ellipse: 0.96, .triangle: 0.93, .arrow: 0.90, .none: 0.99],
         // 0.92 before the oriented rectangle, which took one thin, pointed oval of 1,800 for
         // a rectangle and brought long rectangles from 6-29 % to 98-100 %; 0.91 before an
@@ -138,6 +138,7 @@ struct RecognitionEvaluationTests {
         "sheared by 10° and 20°": [.ellipse: 0.95, .rectangle: 0.93, .triangle: 0.90],
         "left open by a further 5 % of the stroke": [.ellipse: 0.93, .rectangle: 0.86, .triangle: 0.90],
         "run on past the start by 5-15 % of the stroke": [.rectangle: 0.84, .triangle: 0.94],
+        // 0.93 before an arrow's head could not run back down its shaft.
         "non-shapes turned, stretched up to 1.5:1": [.none: 0.96],
     ]
 
@@ -225,7 +226,10 @@ struct RecognitionEvaluationTests {
     /// that the rows before keep their strokes, slanted or closed short of or past the start.
     static let drawingChanges:
         [(variant: String, labels: Set<String>, amounts: [Double], change: DrawingChange, generator: Int)] = [
-            ("corners rounded off over 1-3 % of the stroke", ["rectangle", "triangle"], [0.01, 0.02, 0.03], .roundedOff, 0),
+            (
+                "corners rounded off over 1-3 % of the stroke", ["rectangle", "triangle"], [0.01, 0.02, 0.03],
+                .roundedOff, 0
+            ),
             ("sampled 3 and 6 times less often", ["rectangle", "triangle", "circle", "arrow"], [3, 6], .thinned, 0),
             ("sheared by 10° and 20°", ["rectangle", "triangle", "circle"], [10, 20], .sheared, 1),
             ("left open by a further 5 % of the stroke", ["rectangle", "triangle", "circle"], [0.05], .leftOpen, 1),

@@ -321,16 +321,23 @@ struct RecognitionTests {
         #expect(ShapeRecognizer.recognize(stroke).kind == .triangle, "seed \(seed)")
     }
 
+    /// The corners of a rectangle 300 px high and `aspect` times as wide, about the origin,
+    /// turned by `turn` radians.
+    static func rectangleCorners(aspect: Double, turn: Double) -> [Point] {
+        [Point(x: -1, y: -1), Point(x: 1, y: -1), Point(x: 1, y: 1), Point(x: -1, y: 1)].map {
+            rotated(Point(x: $0.x * 150 * aspect, y: $0.y * 150), by: turn)
+        }
+    }
+
     /// A rectangle (up to 2:1, any rotation) started along a side and drawn with its
     /// corners rounded off over `fraction` of the stroke (`roundedOff`).
     static func roundedRectangle(seed: UInt64, over fraction: Double) -> [Point] {
         var pen = SyntheticPen(seed: seed, jitter: 0.5)
         let (turn, aspect) = (pen.random(in: 0...(2 * .pi)), pen.random(in: 1...2))
-        let corners = [Point(x: -1, y: -1), Point(x: 1, y: -1), Point(x: 1, y: 1), Point(x: -1, y: 1)].map {
-            rotated(Point(x: $0.x * 150 * aspect, y: $0.y * 150), by: turn)
-        }
+        let corners = Self.rectangleCorners(aspect: aspect, turn: turn)
         let start = (corners[0] + corners[1]) / 2
-        return roundedOff(pen.stroke(through: [start] + corners[1...] + [corners[0], start], samples: 120), over: fraction)
+        let stroke = pen.stroke(through: [start] + corners[1...] + [corners[0], start], samples: 120)
+        return roundedOff(stroke, over: fraction)
     }
 
     /// Rectangles whose corners are rounded off over 4 % of the stroke trace less than four
@@ -359,8 +366,10 @@ struct RecognitionTests {
     static func overshooting(_ corners: [Point], by reach: Double, _ overshoot: Overshoot) -> [Point] {
         var waypoints = [corners[0]]
         for k in 1...corners.count {
-            let (previous, corner, next) = (corners[k - 1], corners[k % corners.count], corners[(k + 1) % corners.count])
-            let (incoming, outgoing) = ((corner - previous) / corner.distance(to: previous), (next - corner) / next.distance(to: corner))
+            let (previous, corner) = (corners[k - 1], corners[k % corners.count])
+            let next = corners[(k + 1) % corners.count]
+            let incoming = (corner - previous) / corner.distance(to: previous)
+            let outgoing = (next - corner) / next.distance(to: corner)
             let past = corner + incoming * reach
             switch overshoot {
             case .spike: waypoints += [past, corner]
@@ -378,9 +387,7 @@ struct RecognitionTests {
     @Test(arguments: seeds.prefix(12)) func polygonsWithOvershotCorners(seed: UInt64) {
         var pen = SyntheticPen(seed: seed, jitter: 0.5)
         let (turn, aspect) = (pen.random(in: 0...(2 * .pi)), pen.random(in: 1...2))
-        let rectangle = [Point(x: -1, y: -1), Point(x: 1, y: -1), Point(x: 1, y: 1), Point(x: -1, y: 1)].map {
-            rotated(Point(x: $0.x * 150 * aspect, y: $0.y * 150), by: turn)
-        }
+        let rectangle = Self.rectangleCorners(aspect: aspect, turn: turn)
         let triangle = (0..<3).map { rotated(Point(x: 200, y: 0), by: turn + Double($0) * 2 * .pi / 3) }
         for overshoot in Overshoot.allCases {
             let reach = pen.random(in: 30...50)
@@ -402,9 +409,8 @@ struct RecognitionTests {
         #expect(rounded.contains { $0.hasPrefix("chosen (corners taken as rounded: RMS distance 0.0") }, "\(rounded)")
         #expect(rounded.contains { $0.contains("from the ellipse; rounded when the ellipse is over 2× as far") })
         let oval = verdicts(over: 0.05)
-        #expect(
-            oval.contains { $0.hasPrefix("refused: traces") && $0.contains("(corners not taken as rounded: RMS distance") },
-            "\(oval)")
+        let notRounded = "(corners not taken as rounded: RMS distance"
+        #expect(oval.contains { $0.hasPrefix("refused: traces") && $0.contains(notRounded) }, "\(oval)")
     }
 
     // MARK: Arrows

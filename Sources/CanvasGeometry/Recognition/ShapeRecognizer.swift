@@ -142,11 +142,12 @@ public enum ShapeRecognizer {
             let (own, ellipse) = (
                 String(format: "%.3f", match.rmsDistance / size), String(format: "%.3f", cornerRounding.ellipseDistance)
             )
-            let ellipseFigure = cornerRounding.ellipseDistance.isFinite ? "\(ellipse) from the ellipse" : "no ellipse fits"
+            let ellipseFigure =
+                cornerRounding.ellipseDistance.isFinite ? "\(ellipse) from the ellipse" : "no ellipse fits"
             let factor = String(format: "%g", 1 / roundedRectangleCloseness)
             return (cornerRounding.isRounded ? "corners taken as rounded" : "corners not taken as rounded")
-                + ": RMS distance \(own) of the size from its sides, \(ellipseFigure); rounded when the ellipse is over "
-                + "\(factor)× as far"
+                + ": RMS distance \(own) of the size from its sides, \(ellipseFigure); "
+                + "rounded when the ellipse is over \(factor)× as far"
         }
 
         /// The tests a stroke must pass against a shape, in the order they are applied.
@@ -249,8 +250,8 @@ public enum ShapeRecognizer {
                     decidingOnly: decidingOnly, closest: closest, roundingCorners: roundingCorners)
             }
             var candidate = Candidate(
-                shape: RecognizedShape(kind: kind, points: replacement), match: match(roundingCorners: kind == .triangle),
-                size: pointsSize)
+                shape: RecognizedShape(kind: kind, points: replacement),
+                match: match(roundingCorners: kind == .triangle), size: pointsSize)
             // A rectangle whose sides the stroke follows as closely as a line's, and more
             // closely than the ellipse fitted to it, but which it does not trace: its corners
             // may be rounded. (The sides of a lumpy circle, which traces a square's sides no
