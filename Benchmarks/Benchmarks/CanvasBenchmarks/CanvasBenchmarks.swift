@@ -84,7 +84,8 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // Recognising a finished 200-point stroke (issue 14: under 50 µs): a circle, a
-    // rectangle and a scribble as a pen samples them, with a deterministic wobble.
+    // rectangle, a scribble and a rectangle with rounded corners as a pen samples them, with
+    // a deterministic wobble.
     for (name, stroke) in recognitionStrokes(points: 200) {
         Benchmark("recognition: a 200-point \(name)") { benchmark in
             for _ in benchmark.scaledIterations {
@@ -236,5 +237,36 @@ func recognitionStrokes(points count: Int) -> [(String, [Point])] {
         let t = Double(k) / Double(count - 1)
         return Point(x: 400 * t + 60 * sin(t * 31), y: 150 * sin(t * 11) + 40 * cos(t * 23))
     }
-    return [("circle", circle), ("rectangle", rectangle), ("scribble", scribble)]
+    return [
+        ("circle", circle), ("rectangle", rectangle), ("scribble", scribble),
+        ("rectangle with rounded corners", roundedRectangle(points: count, wobble: wobble)),
+    ]
+}
+
+/// A rectangle started along its top side, its corners rounded off by a Gaussian of 4 % of
+/// the stroke: the slowest path, a rectangle matched again with rounded corners and
+/// compared with its ellipse (`ShapeRecognizer.roundedRectangleCloseness`).
+func roundedRectangle(points count: Int, wobble: (Int) -> Double) -> [Point] {
+    let corners = [(200, 0), (400, 0), (400, 250), (0, 250), (0, 0), (200, 0)].map {
+        Point(x: Double($0.0), y: Double($0.1))
+    }
+    var lengths = [0.0]
+    for (a, b) in zip(corners, corners.dropFirst()) { lengths.append(lengths.last! + a.distance(to: b)) }
+    let sharp = (0..<count).map { k -> Point in
+        let along = lengths.last! * Double(k) / Double(count - 1)
+        let side = min(corners.count - 2, lengths.lastIndex { $0 <= along }!)
+        let t = (along - lengths[side]) / (lengths[side + 1] - lengths[side])
+        let p = corners[side].interpolated(to: corners[side + 1], at: t)
+        return Point(x: p.x + wobble(k), y: p.y + wobble(k + 50))
+    }
+    let sigma = 0.04 * Double(count)
+    let reach = Int(3 * sigma)
+    return sharp.indices.map { k in
+        var (sum, weights) = (Point(x: 0, y: 0), 0.0)
+        for j in max(0, k - reach)...min(count - 1, k + reach) {
+            let weight = exp(-Double((j - k) * (j - k)) / (2 * sigma * sigma))
+            (sum, weights) = (sum + sharp[j] * weight, weights + weight)
+        }
+        return sum / weights
+    }
 }

@@ -268,7 +268,10 @@ public enum ShapeRecognizer {
         }
         /// The stroke the ellipse follows (set once it is prepared), and how closely it
         /// follows the ellipse fitted to it, passing or not: the RMS distance, a fraction of
-        /// its size (infinity when no ellipse fits it); computed when first asked for.
+        /// its size (infinity when no ellipse fits it). The ellipse candidate's when there is
+        /// one (a match given up is beyond the RMS tolerance, more than twice a line's, which
+        /// decides alike), else computed when first asked for (an ellipse refused for a
+        /// corner).
         var ellipseFollows: PreparedStroke?
         var ellipseDistance: Double?
         func distanceFromEllipse() -> Double {
@@ -338,6 +341,7 @@ public enum ShapeRecognizer {
             let untrimmed = ellipse(following: (curved.whole, curved.wholeSize, curved.wholeLength))
             if untrimmed.candidate?.isAccepted == true { (ellipseCandidate, ellipseRefusal) = untrimmed }
         }
+        ellipseDistance = ellipseCandidate.map { $0.match.rmsDistance / $0.size }
         var closest = ellipseCandidate.flatMap { $0.isAccepted ? $0.match.rmsDistance : nil } ?? .infinity
         let polygons = PolygonFit(stroke)
         if let triangle = polygons.triangle() {
