@@ -266,25 +266,20 @@ public enum ShapeRecognizer {
             }
             return candidate
         }
-        /// The stroke the ellipse follows (set once it is prepared), and how closely it
-        /// follows the ellipse fitted to it, passing or not: the RMS distance, a fraction of
-        /// its size (infinity when no ellipse fits it). The ellipse candidate's when there is
-        /// one (a match given up is beyond the RMS tolerance, more than twice a line's, which
-        /// decides alike), else computed when first asked for (an ellipse refused for a
-        /// corner).
-        var ellipseFollows: PreparedStroke?
+        /// How closely the stroke follows the ellipse fitted to it, passing or not: the RMS
+        /// distance, a fraction of its size (infinity when no ellipse fits it). The ellipse
+        /// candidate's when there is one (a match given up is beyond the RMS tolerance, more
+        /// than twice a line's, which decides alike); for an ellipse refused for a corner
+        /// (`corneredEllipse`, the first fitted), matched when first asked for.
         var ellipseDistance: Double?
+        var corneredEllipse: (ellipse: FittedEllipse, followed: (points: [Point], size: Double, length: Double))?
         func distanceFromEllipse() -> Double {
             if let ellipseDistance { return ellipseDistance }
-            var distance = Double.infinity
-            if let followed = ellipseFollows, let ellipse = FittedEllipse(fitting: followed.stroke),
-                ellipse.semiMajor <= followed.size
-            {
-                let outline = ellipse.outline(tolerance: ellipseFlatness, minimumSegments: ellipseMinimumSegments)
-                distance =
-                    OutlineMatch(stroke: followed.stroke, length: followed.length, sides: .each([outline])).rmsDistance
-                    / followed.size
-            }
+            let distance = corneredEllipse.map { fit in
+                let outline = fit.ellipse.outline(tolerance: ellipseFlatness, minimumSegments: ellipseMinimumSegments)
+                return OutlineMatch(stroke: fit.followed.points, length: fit.followed.length, sides: .each([outline]))
+                    .rmsDistance / fit.followed.size
+            } ?? .infinity
             ellipseDistance = distance
             return distance
         }
@@ -308,6 +303,7 @@ public enum ShapeRecognizer {
                 return (nil, "the fitted ellipse is wider than the stroke")
             }
             if let corner = corner(of: followed.points, beyond: ellipse) {
+                if corneredEllipse == nil { corneredEllipse = (ellipse, followed) }
                 guard !decidingOnly else { return (nil, nil) }
                 let degrees = { (angle: Double) in Int((angle * 180 / .pi).rounded()) }
                 let at = Int((100 * Double(corner.index) / Double(followed.points.count - 1)).rounded())
@@ -332,7 +328,6 @@ public enum ShapeRecognizer {
             through: points, spacing: StrokeResampling.length(of: points) / Double(sampleCount - 1))
         let isCurved = drawn.count != points.count
         let curved = isCurved ? (try? PreparedStroke.of(drawn).get()) ?? prepared : prepared
-        ellipseFollows = curved
         var (ellipseCandidate, ellipseRefusal) = ellipse(following: (curved.stroke, curved.size, curved.length))
         // Hook trimming may cut off part of the outline: round the end of a long ellipse the
         // stroke turns by more than a hook does. When the trimmed stroke follows its ellipse
