@@ -35,7 +35,8 @@ struct ArrowFit {
     /// the shaft, pointing back along it, no longer than it, and no point of the head
     /// farther back along the shaft than the barbs by more than `maximumBow`. The tip is
     /// the first turn sharper than `sharpTurn` (radians) beyond `hookLength` of the
-    /// stroke's length from its tail end. The caller judges which reading, if any, the stroke actually follows.
+    /// stroke's length from its tail end. The caller judges which reading, if any, the
+    /// stroke actually follows.
     /// `headLast` and `headFirst`: which ends the head is looked for at (both by default).
     /// With `forwardmostTip`, only readings whose tip is the head's point farthest forward
     /// along the shaft, beyond the first sharp turn: the first barb drawn out and back past

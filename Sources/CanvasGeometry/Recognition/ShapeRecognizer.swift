@@ -231,18 +231,18 @@ public enum ShapeRecognizer {
         }
         // Hooks are trimmed for every shape but the arrow, whose last barb is a sharp turn
         // near the end.
-        let (whole, wholeSize, wholeLength) = (prepared.whole, prepared.wholeSize, prepared.wholeLength)
+        let (whole, wholeSize) = (prepared.whole, prepared.wholeSize)
         let (cuts, isTrimmed) = (prepared.cuts, prepared.isTrimmed)
-        let (stroke, size, length) = (prepared.stroke, prepared.size, prepared.length)
+        let (stroke, size) = (prepared.stroke, prepared.size)
 
         /// `sides`: the pieces the points should follow, by default the replacement's
         /// edges; `following`: the points compared with them, their size and length, by
         /// default the trimmed stroke; `closest`: see `Candidate.match`.
         func candidate(
             _ kind: ShapeKind, _ replacement: [Point], sides: OutlineMatch.Sides? = nil,
-            following followed: (points: [Point], size: Double, length: Double)? = nil, closest: Double = .infinity
+            following followed: Followed? = nil, closest: Double = .infinity
         ) -> Candidate {
-            let (points, pointsSize, pointsLength) = followed ?? (stroke, size, length)
+            let (points, pointsSize, pointsLength) = followed ?? prepared.trimmed
             let sides = sides ?? .edges(of: replacement)
             func match(roundingCorners: Bool) -> OutlineMatch {
                 Candidate.match(
@@ -272,7 +272,7 @@ public enum ShapeRecognizer {
         /// than twice a line's, which decides alike); for an ellipse refused for a corner
         /// (`corneredEllipse`, the first fitted), matched when first asked for.
         var ellipseDistance: Double?
-        var corneredEllipse: (ellipse: FittedEllipse, followed: (points: [Point], size: Double, length: Double))?
+        var corneredEllipse: (ellipse: FittedEllipse, followed: Followed)?
         func distanceFromEllipse() -> Double {
             if let ellipseDistance { return ellipseDistance }
             let distance = corneredEllipse.map { fit in
@@ -293,9 +293,7 @@ public enum ShapeRecognizer {
         // stroke's is tried, nor the arrows, whose acceptance decides the other readings.)
         // An ellipse has no corners (which keeps most pentagons, close to their circles, from
         // being taken for them), and one wider than the stroke cannot be mostly traced by it.
-        func ellipse(
-            following followed: (points: [Point], size: Double, length: Double)
-        ) -> (candidate: Candidate?, refusal: String?) {
+        func ellipse(following followed: Followed) -> (candidate: Candidate?, refusal: String?) {
             guard let ellipse = FittedEllipse(fitting: followed.points) else {
                 return (nil, "the best conic through the stroke is not an ellipse")
             }
@@ -328,12 +326,12 @@ public enum ShapeRecognizer {
             through: points, spacing: StrokeResampling.length(of: points) / Double(sampleCount - 1))
         let isCurved = drawn.count != points.count
         let curved = isCurved ? (try? PreparedStroke.of(drawn).get()) ?? prepared : prepared
-        var (ellipseCandidate, ellipseRefusal) = ellipse(following: (curved.stroke, curved.size, curved.length))
+        var (ellipseCandidate, ellipseRefusal) = ellipse(following: curved.trimmed)
         // Hook trimming may cut off part of the outline: round the end of a long ellipse the
         // stroke turns by more than a hook does. When the trimmed stroke follows its ellipse
         // but does not trace enough of it, the whole stroke may.
         if curved.isTrimmed, let failed = ellipseCandidate?.failedTest, failed.isTracing {
-            let untrimmed = ellipse(following: (curved.whole, curved.wholeSize, curved.wholeLength))
+            let untrimmed = ellipse(following: curved.untrimmed)
             if untrimmed.candidate?.isAccepted == true { (ellipseCandidate, ellipseRefusal) = untrimmed }
         }
         ellipseDistance = ellipseCandidate.map { $0.match.rmsDistance / $0.size }
@@ -357,7 +355,7 @@ public enum ShapeRecognizer {
             split?.isAccepted == true
             ? nil
             : PolygonFit.orientedRectangle(whole).map {
-                candidate(.rectangle, $0, following: (whole, wholeSize, wholeLength), closest: closest)
+                candidate(.rectangle, $0, following: prepared.untrimmed, closest: closest)
             }
         // When the stroke follows that rectangle but does not trace one of its sides, and no
         // other closed shape passes: the split of the whole stroke, whose sides may lean. On
@@ -369,7 +367,7 @@ public enum ShapeRecognizer {
                 skewTolerance: skewTolerance, oppositeSideRatio: oppositeSideRatio)
         {
             untrimmedSplit = candidate(
-                .rectangle, fit.rectangle, sides: .edges(of: fit.drawn), following: (whole, wholeSize, wholeLength))
+                .rectangle, fit.rectangle, sides: .edges(of: fit.drawn), following: prepared.untrimmed)
         }
         result += [split, untrimmedSplit, oriented].compactMap { $0 }
         if case .failure(let refusal) = fit {
@@ -437,9 +435,7 @@ public enum ShapeRecognizer {
         // When no shape passes, the closed shapes again on the stroke's closed loop alone,
         // without a lead-in inside it or a run-out past its closure (`closedLoop`).
         if !result.contains(where: \.isAccepted), let loop = closedLoop(of: stroke, size: size) {
-            let followed = (
-                points: loop, size: StrokeResampling.diameter(of: loop), length: StrokeResampling.length(of: loop)
-            )
+            let followed = Self.followed(loop)
             let polygons = PolygonFit(loop)
             if let triangle = polygons.triangle() { result.append(candidate(.triangle, triangle, following: followed)) }
             if case .success(let rectangle) = polygons.rectangle(
@@ -450,15 +446,19 @@ public enum ShapeRecognizer {
             }
             // The ellipse again on the curve through the pen's points, when it differs.
             let curvedLoop = isCurved ? closedLoop(of: curved.stroke, size: curved.size) : loop
-            if let curvedLoop, let candidate = ellipse(
-                following: (
-                    curvedLoop, StrokeResampling.diameter(of: curvedLoop), StrokeResampling.length(of: curvedLoop)
-                )
-            ).candidate {
-                result.append(candidate)
+            if let curvedLoop, let ellipse = ellipse(following: Self.followed(curvedLoop)).candidate {
+                result.append(ellipse)
             }
         }
         return result
+    }
+
+    /// Points a shape is compared with, with their size (diameter) and length.
+    typealias Followed = (points: [Point], size: Double, length: Double)
+
+    /// `points` with their size and length measured.
+    static func followed(_ points: [Point]) -> Followed {
+        (points, StrokeResampling.diameter(of: points), StrokeResampling.length(of: points))
     }
 
     /// A stroke resampled for fitting: `whole`, `sampleCount` points equally spaced along it,
@@ -478,6 +478,10 @@ public enum ShapeRecognizer {
 
         /// Whether hook trimming cut anything off.
         var isTrimmed: Bool { cuts.first > 0 || cuts.last < whole.count - 1 }
+
+        /// The trimmed stroke and the whole one, each with its size and length.
+        var trimmed: Followed { (stroke, size, length) }
+        var untrimmed: Followed { (whole, wholeSize, wholeLength) }
 
         /// `points` prepared; a failure when they have no length, or the trimmed stroke no
         /// extent.
