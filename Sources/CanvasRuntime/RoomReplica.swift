@@ -105,9 +105,23 @@ final class RoomReplica {
     /// The room's store, if it has one.
     var store: RoomStore? { stored?.store }
 
-    /// Waits for a compaction under way, then flushes and closes the room's store.
+    /// Waits for a compaction under way, then flushes and closes the room's store, with the
+    /// local operations a refused write left waiting since the last `tick`; an outage that
+    /// this last write ends is reported ended (a node stopped soon after its disk was freed
+    /// said only that its store refused writes: found by the fault campaign).
     func closeStore() throws(StoreError) {
+        var refusal: StoreError?
+        if !unpersisted.isEmpty {
+            do {
+                try stored?.persistRemote(unpersisted, of: session.replica, now: clock.now)
+                unpersisted = []
+            } catch {
+                refusal = error
+            }
+        }
         try stored?.close()
+        if let refusal { throw refusal }
+        storeWritten()
     }
 
     var document: Document { session.document }
