@@ -83,7 +83,8 @@ let package = Package(
         .executableTarget(name: "EmbedFiles"),
         .plugin(name: "EmbedPage", capability: .buildTool(), dependencies: ["EmbedFiles"]),
         .target(
-            name: "CanvasBench", dependencies: ["CanvasCore", "CanvasProtocol", "CanvasNode", "CanvasStore", "LANCluster"],
+            name: "CanvasBench",
+            dependencies: ["CanvasCore", "CanvasGeometry", "CanvasProtocol", "CanvasNode", "CanvasStore", "LANCluster"],
             swiftSettings: strict),
         .executableTarget(
             name: "canvas",

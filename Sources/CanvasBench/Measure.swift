@@ -16,7 +16,7 @@ public struct Timing: Sendable {
         var runs: [Double] = []
         for _ in 0..<max(1, repetitions) {
             let elapsed = clock.measure(body)
-            runs.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+            runs.append(elapsed.seconds)
         }
         return Timing(runs: runs.sorted())
     }
@@ -26,4 +26,9 @@ public struct Timing: Sendable {
 @inline(never)
 public func sink<T>(_ value: T) {
     withExtendedLifetime(value) {}
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
 }

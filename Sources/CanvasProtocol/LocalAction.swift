@@ -68,10 +68,31 @@ public enum LocalAction: Hashable, Sendable {
 public enum StrokeSample {
     /// The stroke's points; errors name the field (`points[4][0]: …`).
     public static func points(from bytes: some Collection<UInt8>) throws(ProtocolError) -> [Point] {
-        let members = try Validate.object(try JSONValue(parsing: bytes), "")
+        try points(in: try Validate.object(try JSONValue(parsing: bytes), ""))
+    }
+
+    private static func points(in members: [String: JSONValue]) throws(ProtocolError) -> [Point] {
         guard let points = members["points"], points != .null else {
             throw ProtocolError(.missingField, path: "points", "missing field")
         }
         return try Validate.points(points, "points")
+    }
+
+    /// A labelled gesture of the recognition data (../shared/data): its `label` when it is
+    /// a string, and its strokes: `strokes` ([[[x, y], …], …]) for a gesture drawn in
+    /// several strokes, else `points` as one. Errors name the field (`strokes[1][3][0]: …`).
+    public static func gesture(from bytes: some Collection<UInt8>) throws(ProtocolError) -> (
+        label: String?, strokes: [[Point]]
+    ) {
+        let members = try Validate.object(try JSONValue(parsing: bytes), "")
+        let label: String? = if case .string(let text)? = members["label"] { text } else { nil }
+        guard let strokes = members["strokes"], strokes != .null else {
+            return (label, [try points(in: members)])
+        }
+        var result: [[Point]] = []
+        for (index, stroke) in try Validate.array(strokes, "strokes").enumerated() {
+            result.append(try Validate.points(stroke, "strokes[\(index)]"))
+        }
+        return (label, result)
     }
 }

@@ -1,4 +1,4 @@
-import CanvasCore
+public import CanvasCore
 import Foundation
 
 /// Preparing a hand-drawn stroke for fitting.
@@ -8,7 +8,7 @@ import Foundation
 /// slowly drawn parts; resampling at equal arc-length spacing weights every part of the
 /// stroke by its length instead, and a fixed number of samples makes every measure below
 /// independent of the stroke's size.
-enum StrokeResampling {
+public enum StrokeResampling {
     /// The polyline's length.
     static func length(of points: [Point]) -> Double {
         zip(points, points.dropFirst()).reduce(0) { $0 + $1.0.distance(to: $1.1) }
@@ -17,7 +17,7 @@ enum StrokeResampling {
     /// `count` points (at least 2) equally spaced by arc length along the polyline, the
     /// first and last of them being its ends. Empty for a polyline of zero or non-finite
     /// length.
-    static func resampled(_ points: [Point], count: Int) -> [Point] {
+    public static func resampled(_ points: [Point], count: Int) -> [Point] {
         let total = length(of: points)
         guard total > 0, total.isFinite, count >= 2 else { return [] }
         let spacing = total / Double(count - 1)
