@@ -356,6 +356,51 @@ struct RecognitionTests {
         #expect(ShapeRecognizer.recognize(Self.roundedRectangle(seed: seed, over: 0.05)).kind == .ellipse)
     }
 
+    /// A lumpy loop: five strokes of the hand round an oval (a pentagon whose corners lie on
+    /// an ellipse of 1:1 to 1.4:1, each up to 17° from evenly spaced), rounded off over
+    /// 1.2-2 % of the stroke, as people draw small ovals, note heads and the circle of a null
+    /// sign in a few movements. Some loops keep corners, some are round enough for their
+    /// ellipse, and many also follow a quadrilateral closely.
+    static func lumpyLoop(seed: UInt64) -> [Point] {
+        var pen = SyntheticPen(seed: seed, jitter: 0.5)
+        let (turn, aspect) = (pen.random(in: 0...(2 * .pi)), pen.random(in: 0.7...1))
+        let rounding = pen.random(in: 0.012...0.02)
+        let corners = (0..<5).map { k in
+            let angle = 2 * Double.pi * Double(k) / 5 + pen.random(in: -0.3...0.3)
+            return Point(x: 300, y: 300) + rotated(Point(x: 150 * cos(angle), y: 150 * aspect * sin(angle)), by: turn)
+        }
+        let start = (corners[0] + corners[1]) / 2
+        let stroke = pen.stroke(through: [start] + corners[1...] + [corners[0], start], samples: 120)
+        return roundedOff(stroke, over: rounding)
+    }
+
+    /// Where a polygon and the ellipse both pass, the polygon is chosen only when the
+    /// stroke follows it more than twice as closely (`ShapeRecognizer.polygonCloseness`),
+    /// and `explain` says so of a closer polygon passed over; `recognize` decides as
+    /// `explain` says. Over 120 lumpy loops (`lumpyLoop`), at least 5 are ellipses though a
+    /// polygon follows them more closely (the closest shape was chosen before: none were).
+    @Test func aPolygonIsTakenOverAnEllipseOnlyWhenTwiceAsClose() {
+        var ellipsesOverCloserPolygons = 0
+        for seed in UInt64(1)...120 {
+            let stroke = Self.lumpyLoop(seed: seed)
+            let explanation = ShapeRecognizer.explain(stroke)
+            #expect(ShapeRecognizer.recognize(stroke).kind == explanation.shape.kind, "seed \(seed)")
+            let passing = explanation.hypotheses.filter { $0.verdict == "chosen" || $0.verdict.hasPrefix("passes") }
+            let polygons = passing.filter { $0.kind == .rectangle || $0.kind == .triangle }
+            guard let ellipse = passing.first(where: { $0.kind == .ellipse })?.rmsDistance,
+                let polygon = polygons.min(by: { $0.rmsDistance! < $1.rmsDistance! }), polygon.rmsDistance! < ellipse
+            else { continue }
+            if polygon.rmsDistance! < ShapeRecognizer.polygonCloseness * ellipse {
+                #expect(explanation.shape.kind == polygon.kind, "seed \(seed)")
+            } else {
+                #expect(explanation.shape.kind == .ellipse, "seed \(seed)")
+                #expect(polygon.verdict.contains("an ellipse passes too"), "seed \(seed): \(polygon.verdict)")
+                ellipsesOverCloserPolygons += 1
+            }
+        }
+        #expect(ellipsesOverCloserPolygons >= 5)
+    }
+
     /// How a fast hand overshoots a corner: past it and straight back (a spike), past it
     /// and round into the next side (a loop), or past it and into the next side beside the
     /// corner, crossing itself.

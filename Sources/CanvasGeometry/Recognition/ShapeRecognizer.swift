@@ -21,12 +21,21 @@ public enum ShapeRecognizer {
     }
 
     /// The index of the accepted candidate to report: a line when one passes, else the
-    /// closest. (An index, not the candidate: two readings may give one shape, an arrow's
-    /// open and closed heads, of which only one may pass.)
+    /// closest, except that a polygon is taken over an ellipse that passes too only when it
+    /// follows the stroke more than twice as closely (`polygonCloseness`). (An index, not
+    /// the candidate: two readings may give one shape, an arrow's open and closed heads, of
+    /// which only one may pass.)
     private static func choice(among candidates: [Candidate]) -> Int? {
         let accepted = candidates.indices.filter { candidates[$0].isAccepted }
-        return accepted.first { candidates[$0].shape.kind == .line }
-            ?? accepted.min { candidates[$0].match.rmsDistance < candidates[$1].match.rmsDistance }
+        if let line = accepted.first(where: { candidates[$0].shape.kind == .line }) { return line }
+        func isCloser(_ a: Int, _ b: Int) -> Bool { candidates[a].match.rmsDistance < candidates[b].match.rmsDistance }
+        guard let closest = accepted.min(by: isCloser) else { return nil }
+        if let ellipse = accepted.filter({ candidates[$0].shape.kind == .ellipse }).min(by: isCloser),
+            !candidates[closest].isCloseEnough(toBeTakenOver: candidates[ellipse])
+        {
+            return ellipse
+        }
+        return closest
     }
 
     /// What `recognize` decides and why: every shape it tried, with the stroke's scores
@@ -45,6 +54,13 @@ public enum ShapeRecognizer {
                 verdict = "refused: " + refusal
             } else if chosen?.shape.kind == .line {
                 verdict = "passes, but a line passes too (the simplest explanation)"
+            } else if let chosen, candidate.match.rmsDistance < chosen.match.rmsDistance,
+                !candidate.isCloseEnough(toBeTakenOver: chosen)
+            {
+                func rms(_ shape: Candidate) -> String { String(format: "%.3f", shape.match.rmsDistance / shape.size) }
+                verdict = "passes, but an ellipse passes too, and the stroke follows this less than "
+                    + "\(String(format: "%g", 1 / polygonCloseness))× as closely (RMS distance \(rms(candidate)) "
+                    + "of the size against \(rms(chosen)))"
             } else {
                 verdict = "passes, but \(chosen?.shape.kind.rawValue ?? "another shape") is closer"
             }
@@ -98,15 +114,21 @@ public enum ShapeRecognizer {
     /// the stroke's length, the stroke may leave undrawn where it rounds the corner off
     /// between consecutive points (`OutlineMatch`'s rounded corners). Always for a triangle;
     /// for a rectangle only when the stroke follows its sides as closely as a line's
-    /// (`lineRMSTolerance`) and more closely than its ellipse (`roundedRectangleCloseness`):
+    /// (`lineRMSTolerance`) and more closely than its ellipse (`polygonCloseness`):
     /// a circle traces as little of its square as a rounded rectangle does, and only the
     /// straightness of the sides tells them apart.
     static let roundedCornerReach = 0.1
-    /// A rectangle's corners may be drawn rounded when the stroke's RMS distance from it is
-    /// less than this fraction of its distance from the ellipse fitted to it. (Development
-    /// subjects: rectangles rounded off over 1-3 % of the stroke 0.46 at most, circles
-    /// that follow a rectangle as closely as a line 0.79 at least.)
-    static let roundedRectangleCloseness = 0.5
+    /// A polygon is taken for a stroke that an ellipse also explains only when the stroke's
+    /// RMS distance from it is less than this fraction of its distance from the ellipse:
+    /// the ellipse is chosen when both pass, unless the polygon follows the stroke more than
+    /// twice as closely, and a rectangle's corners may be drawn rounded only then. A
+    /// polygon is matched with the sides the stroke drew (a quadrilateral's eight degrees of
+    /// freedom, a triangle's six, against the ellipse's five), so a lumpy loop of a few
+    /// straightish strokes follows some polygon about as closely as its ellipse; a real
+    /// polygon's corners mostly keep an ellipse from passing at all. (Development subjects:
+    /// rectangles rounded off over 1-3 % of the stroke 0.46 at most, circles that follow a
+    /// rectangle as closely as a line 0.79 at least.)
+    static let polygonCloseness = 0.5
     /// A turn sharper than this (radians) is a corner: an ellipse has none; an arrow's tip
     /// is the first; within `hookLength` of the stroke's length from either end it is a
     /// hook, cut off before fitting (pens hook as they land and lift, and closing a
@@ -136,6 +158,15 @@ public enum ShapeRecognizer {
 
         var isAccepted: Bool { failedTest == nil }
 
+        /// Whether this shape may be chosen over `ellipse`, an ellipse the stroke also passes
+        /// that this follows more closely: always unless this is a polygon; a polygon only
+        /// when it follows the stroke more than twice as closely (`polygonCloseness`).
+        func isCloseEnough(toBeTakenOver ellipse: Candidate) -> Bool {
+            let isPolygon = shape.kind == .rectangle || shape.kind == .triangle
+            guard ellipse.shape.kind == .ellipse, isPolygon else { return true }
+            return match.rmsDistance < polygonCloseness * ellipse.match.rmsDistance
+        }
+
         /// Why the corners were or were not taken as rounded, in words (for `explain`).
         var cornerRoundingNote: String? {
             guard let cornerRounding else { return nil }
@@ -144,7 +175,7 @@ public enum ShapeRecognizer {
             )
             let ellipseFigure =
                 cornerRounding.ellipseDistance.isFinite ? "\(ellipse) from the ellipse" : "no ellipse fits"
-            let factor = String(format: "%g", 1 / roundedRectangleCloseness)
+            let factor = String(format: "%g", 1 / polygonCloseness)
             return (cornerRounding.isRounded ? "corners taken as rounded" : "corners not taken as rounded")
                 + ": RMS distance \(own) of the size from its sides, \(ellipseFigure); "
                 + "rounded when the ellipse is over \(factor)× as far"
@@ -260,7 +291,7 @@ public enum ShapeRecognizer {
                 candidate.match.rmsDistance <= min(lineRMSTolerance * pointsSize, closest)
             {
                 let ellipseDistance = distanceFromEllipse()
-                let isRounded = candidate.match.rmsDistance / pointsSize < roundedRectangleCloseness * ellipseDistance
+                let isRounded = candidate.match.rmsDistance / pointsSize < polygonCloseness * ellipseDistance
                 if isRounded { candidate.match = match(roundingCorners: true) }
                 candidate.cornerRounding = (isRounded, ellipseDistance)
             }
