@@ -18,7 +18,7 @@ public struct RecognitionTimings: Sendable {
     }
 
     /// One stroke's time and what it was recognised as.
-    public struct Timing: Sendable {
+    public struct StrokeTime: Sendable {
         /// The sample's index in `samples`.
         public var sample: Int
         /// The least of the repeated recognitions, in seconds (the one least disturbed by
@@ -40,7 +40,7 @@ public struct RecognitionTimings: Sendable {
     /// Every stroke's time, in the samples' order. The strokes are recognised in rounds
     /// (every stroke once, then again), so that a burst of other work on the machine costs
     /// each stroke one round, not all its repeats.
-    public func run() -> [Timing] {
+    public func run() -> [StrokeTime] {
         let clock = ContinuousClock()
         var least = [Double](repeating: .infinity, count: samples.count)
         var shapes = [ShapeKind](repeating: .none, count: samples.count)
@@ -53,6 +53,6 @@ public struct RecognitionTimings: Sendable {
                 shapes[index] = shape.kind
             }
         }
-        return samples.indices.map { Timing(sample: $0, seconds: least[$0], shape: shapes[$0]) }
+        return samples.indices.map { StrokeTime(sample: $0, seconds: least[$0], shape: shapes[$0]) }
     }
 }
