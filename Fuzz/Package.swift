@@ -1,9 +1,10 @@
 // swift-tools-version:6.1
-// Coverage-guided fuzz targets (libFuzzer) for every parser of Canvas, kept in their own
-// package so that building and testing Canvas does not build them. Each target is an
-// executable whose `main` hands its test function to libFuzzer's driver (FuzzDriver); `scripts/fuzz` builds them with
-// `-sanitize=fuzzer,address` and runs them (docs/testing.md). `FuzzSeeds` writes the seed
-// corpora from the library's own encoders and the repository's vectors.
+// Coverage-guided fuzz targets (libFuzzer) for every parser of Canvas and its shape
+// recogniser, kept in their own package so that building and testing Canvas does not build
+// them. Each target is an executable whose `main` hands its test function to libFuzzer's
+// driver (FuzzDriver); `scripts/fuzz` builds them with `-sanitize=fuzzer,address` and runs
+// them (docs/testing.md). `FuzzSeeds` writes the seed corpora from the library's own
+// encoders and the repository's vectors.
 import PackageDescription
 
 /// Each fuzz target, and the Canvas modules it reads.
@@ -15,6 +16,7 @@ let fuzzTargets: [(name: String, modules: [String])] = [
     ("FuzzSCRAM", ["XMPP"]),
     ("FuzzXMPPMachines", ["XMPP"]),
     ("FuzzStoreReaders", ["CanvasCore", "CanvasProtocol", "CanvasStore"]),
+    ("FuzzRecognizer", ["CanvasCore", "CanvasGeometry"]),
 ]
 
 let package = Package(

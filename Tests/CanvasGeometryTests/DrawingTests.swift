@@ -1,4 +1,5 @@
 import CanvasCore
+import Foundation
 import Testing
 
 @testable import CanvasGeometry
@@ -40,6 +41,24 @@ struct DrawingTests {
         result.operations.forEach { document.apply($0) }
         #expect(try #require(document[id]).visible.isEmpty)
         #expect(try #require(document[shapeID]).points.count == 2)
+    }
+
+    /// Any finite points may arrive from a page or a peer. A circle a billion pixels across
+    /// becomes an ellipse of at most `ShapeRecognizer.ellipseMaximumSegments` sides (it
+    /// needed 180,000, more than a message holds), and one of 10¹⁵⁰ px too (it needed more
+    /// sides than an Int counts, and the node crashed: FuzzRecognizer).
+    @Test(arguments: [1e9, 1e150]) func hugeCirclesMakeEllipsesThatFitAMessage(size: Double) {
+        let circle = (0...64).map { k in
+            Point(x: size * cos(Double(k) * .pi / 32), y: size / 2 * sin(Double(k) * .pi / 32))
+        }
+        let result = Drawing.draw(circle, weight: pen.weight, colour: pen.colour, recognize: true, id: id, shapeID: shapeID)
+        #expect(result.shape == .ellipse)
+        guard case .append(_, let outline, _)? = result.operations.last else {
+            Issue.record("expected the ellipse's APPEND, got \(result.operations)")
+            return
+        }
+        #expect(outline.count == ShapeRecognizer.ellipseMaximumSegments)
+        #expect(outline.allSatisfy { $0.x.isFinite && $0.y.isFinite })
     }
 
     @Test func aSinglePointIsADotAndNoPointsIsNothing() {

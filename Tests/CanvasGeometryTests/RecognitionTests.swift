@@ -209,7 +209,7 @@ struct RecognitionTests {
         for radius in [20.0, 200, 2000] {
             let ellipse = FittedEllipse(
                 fitting: (0..<64).map { Point(x: radius * cos(Double($0) / 10), y: radius / 2 * sin(Double($0) / 10)) })!
-            let outline = ellipse.outline(tolerance: 0.25, minimumSegments: 32)
+            let outline = ellipse.outline(tolerance: 0.25, segments: 32...4096)
             #expect(outline.count - 1 >= 32 && (outline.count - 1) % 4 == 0)
             // The middle of each chord is within the tolerance of the true curve.
             for (a, b) in zip(outline, outline.dropFirst()) {

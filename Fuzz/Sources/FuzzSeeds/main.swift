@@ -138,3 +138,33 @@ try write("FuzzSCRAM", [
 var log: [UInt8] = []
 for operation in operations { LogFormat.appendRecord(operation, to: &log) }
 try write("FuzzStoreReaders", [log, SnapshotFormat.encode(operations), Array(log.prefix(log.count / 2))])
+
+// Strokes for the recogniser, in FuzzRecognizer's format: a scale byte (0: whole units,
+// 1: sixty-fourths), then each point as two little-endian 16-bit coordinates. A circle, a
+// rectangle, a triangle, a line, an arrow and a zigzag, as people draw them.
+func stroke(scale: UInt8, _ points: [(Double, Double)]) -> [UInt8] {
+    [scale] + points.flatMap { point in
+        [point.0, point.1].flatMap { withUnsafeBytes(of: Int16($0.rounded()).littleEndian, Array.init) }
+    }
+}
+func polyline(_ corners: [(Double, Double)], steps: Int) -> [(Double, Double)] {
+    zip(corners, corners.dropFirst()).flatMap { a, b in
+        (0..<steps).map { k in
+            let t = Double(k) / Double(steps)
+            return (a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t)
+        }
+    } + [corners[corners.count - 1]]
+}
+let circle = (0...48).map { k -> (Double, Double) in
+    let angle = Double(k) * Double.pi / 24
+    return (300 + 150 * cos(angle), 300 + 100 * sin(angle))
+}
+try write("FuzzRecognizer", [
+    stroke(scale: 0, circle),
+    stroke(scale: 1, circle.map { ($0.0 * 64, $0.1 * 64) }),
+    stroke(scale: 0, polyline([(100, 100), (400, 100), (400, 300), (100, 300), (100, 104)], steps: 12)),
+    stroke(scale: 0, polyline([(100, 300), (250, 60), (400, 300), (104, 298)], steps: 12)),
+    stroke(scale: 0, polyline([(50, 50), (450, 80)], steps: 20)),
+    stroke(scale: 0, polyline([(50, 300), (400, 100), (330, 105), (400, 100), (390, 170)], steps: 10)),
+    stroke(scale: 0, polyline([(0, 0), (40, 90), (80, 0), (120, 90), (160, 0)], steps: 6)),
+])

@@ -254,13 +254,17 @@ struct FittedEllipse {
     }
 
     /// The ellipse as a closed polygon (first point repeated at the end) whose chords stray
-    /// from the true curve by at most `tolerance`, with at least `minimumSegments` sides,
-    /// a multiple of 4 of them (so the axes' ends are vertices), starting at an end of the
-    /// major axis.
-    func outline(tolerance: Double, minimumSegments: Int) -> [Point] {
+    /// from the true curve by at most `tolerance`, with a number of sides within `segments`
+    /// (beyond its upper bound, the chords stray farther), a multiple of 4 of them (so the
+    /// axes' ends are vertices), starting at an end of the major axis.
+    func outline(tolerance: Double, segments bounds: ClosedRange<Int>) -> [Point] {
         // A chord spanning angle θ on a circle of radius r strays r(1 − cos(θ/2)) ≈ rθ²/8.
         let step = (8 * tolerance / semiMajor).squareRoot()
-        let segments = 4 * max(minimumSegments / 4, Int((Double.pi / 2 / step).rounded(.up)))
+        // Bounded while a Double: an ellipse a billion times the tolerance would need more
+        // sides than an Int counts.
+        let needed = (Double.pi / 2 / step).rounded(.up)
+        let quarter = min(Double(bounds.upperBound / 4), max(Double(bounds.lowerBound / 4), needed))
+        let segments = 4 * Int(quarter)
         let minorAxis = Point(x: -majorAxis.y, y: majorAxis.x)
         return (0...segments).map { k in
             let angle = 2 * Double.pi * Double(k % segments) / Double(segments)

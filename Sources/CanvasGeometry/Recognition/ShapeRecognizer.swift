@@ -138,9 +138,21 @@ public enum ShapeRecognizer {
 
     /// A recognised ellipse is a polygon whose chords stray from the curve by at most this
     /// many pixels (a quarter: invisible at any zoom a whiteboard is drawn at), with at
-    /// least `ellipseMinimumSegments` sides however small it is.
+    /// least `ellipseMinimumSegments` sides however small it is ...
     static let ellipseFlatness = 0.25
     static let ellipseMinimumSegments = 32
+    /// ... and at most this many however large: a quarter of a pixel holds up to a
+    /// semi-major axis of about 850,000 px, and a larger ellipse (which only a program
+    /// draws) strays by under 3 × 10⁻⁷ of it, with its points well within one message
+    /// (`ProtocolLimits.maxPointsPerMessage`, 65,536). Unbounded, a stroke a billion
+    /// pixels across made a polygon too large to send, and one of 10⁴⁰ more sides than
+    /// an Int counts (found by FuzzRecognizer).
+    static let ellipseMaximumSegments = 4096
+
+    /// `ellipse` as the polygon that replaces a stroke.
+    static func outline(of ellipse: FittedEllipse) -> [Point] {
+        ellipse.outline(tolerance: ellipseFlatness, segments: ellipseMinimumSegments...ellipseMaximumSegments)
+    }
 
     /// A shape hypothesis and how well the stroke matches it.
     struct Candidate {
@@ -307,7 +319,7 @@ public enum ShapeRecognizer {
         func distanceFromEllipse() -> Double {
             if let ellipseDistance { return ellipseDistance }
             let distance = corneredEllipse.map { fit in
-                let outline = fit.ellipse.outline(tolerance: ellipseFlatness, minimumSegments: ellipseMinimumSegments)
+                let outline = Self.outline(of: fit.ellipse)
                 return OutlineMatch(stroke: fit.followed.points, length: fit.followed.length, sides: .each([outline]))
                     .rmsDistance / fit.followed.size
             } ?? .infinity
@@ -342,7 +354,7 @@ public enum ShapeRecognizer {
                         + "\(degrees(corner.expected))° (more than \(degrees(cornerExcess))° beyond)"
                 )
             }
-            let outline = ellipse.outline(tolerance: ellipseFlatness, minimumSegments: ellipseMinimumSegments)
+            let outline = Self.outline(of: ellipse)
             var candidate = candidate(.ellipse, outline, sides: .each([outline]), following: followed)
             if candidate.failedTest == .drawnFraction {
                 candidate.minimumDrawn = minimumDrawnShare(of: ellipse, openBetween: followed.points)

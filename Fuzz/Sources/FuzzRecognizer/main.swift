@@ -1,0 +1,44 @@
+import CanvasCore
+import CanvasGeometry
+import FuzzDriver
+
+/// Any bytes as a stroke, as a page or an embedding app may hand one to the recogniser: the
+/// first byte picks a scale, and every four bytes after it are a point, two little-endian
+/// 16-bit coordinates times the scale (a grid, so the fuzzer finds repeated, collinear and
+/// square-cornered points at once; the scales reach where squares overflow or vanish).
+/// Recognition never crashes; its shape has finite points, as many as its kind has (none
+/// for no shape, a closed polygon of at least 32 sides for an ellipse); and `recognize`
+/// decides as `explain` says, though it stops matching as soon as a shape cannot win.
+func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    guard let data, size >= 1 else { return 0 }
+    let scales: [Double] = [1, 1.0 / 64, 1e-300, 1e-160, 1e6, 1e150, 1e300, 3.7]
+    let scale = scales[Int(data[0]) % scales.count]
+    func coordinate(at offset: Int) -> Double {
+        Double(Int16(bitPattern: UInt16(data[offset]) | UInt16(data[offset + 1]) << 8)) * scale
+    }
+    let points = (0..<min((size - 1) / 4, 4096)).map { k in
+        Point(x: coordinate(at: 1 + 4 * k), y: coordinate(at: 3 + 4 * k))
+    }
+    let shape = ShapeRecognizer.recognize(points)
+    let explained = ShapeRecognizer.explain(points).shape
+    guard explained == shape else {
+        fatalError("recognize found \(shape.kind) \(shape.points), explain \(explained.kind) \(explained.points)")
+    }
+    guard shape.points.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else {
+        fatalError("a \(shape.kind) with a point that is not finite: \(shape.points)")
+    }
+    let isClosed = shape.points.first == shape.points.last
+    let expected: Bool =
+        switch shape.kind {
+        case .none: shape.points.isEmpty
+        case .line: shape.points.count == 2
+        case .triangle: shape.points.count == 4 && isClosed
+        case .rectangle: shape.points.count == 5 && isClosed
+        case .arrow: shape.points.count == 5
+        case .ellipse: shape.points.count >= 33 && isClosed
+        }
+    guard expected else { fatalError("a \(shape.kind) of \(shape.points.count) points: \(shape.points)") }
+    return 0
+}
+
+runFuzzer { data, size in fuzzRecognizer(data, size) }
