@@ -17,6 +17,7 @@ let fuzzTargets: [(name: String, modules: [String])] = [
     ("FuzzXMPPMachines", ["XMPP"]),
     ("FuzzStoreReaders", ["CanvasCore", "CanvasProtocol", "CanvasStore"]),
     ("FuzzRecognizer", ["CanvasCore", "CanvasGeometry"]),
+    ("FuzzReplica", ["CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG"]),
 ]
 
 let package = Package(

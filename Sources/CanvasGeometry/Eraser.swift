@@ -26,6 +26,14 @@ public enum Eraser {
     /// pixel for any segment that fits on a canvas.
     static let maximumDepth = 40
 
+    /// And after this many pieces of one segment against one capsule, the rest are taken
+    /// as chords, as at the maximum depth. A segment crossing the circle's edge costs a few
+    /// dozen pieces a crossing; but where a peer put a point 10¹⁹ px away, a rounding error
+    /// is thousands of pixels, no piece along the capsule can be decided inside or outside
+    /// a circle of a few pixels, and all 2⁴⁰ would be split (found by FuzzReplica: erasing
+    /// along such a stroke never returned).
+    static let maximumPieces = 4096
+
     /// DELETE operations for every stroke the circle of `radius`, swept along the polyline
     /// `path` of pointer samples (a single sample is a single circle), touches in its
     /// visible parts. Already-erased parts are not erased again; strokes it does not touch
@@ -105,9 +113,10 @@ public enum Eraser {
                     current = (k, skip ? nil : curve)
                 }
                 if let curve = current.curve {
+                    var budget = maximumPieces
                     collect(
                         curve, from: 0, to: 1, segment: Double(k), inside: capsules[candidate.capsule], flatness: flatness,
-                        depth: 0, into: &hits)
+                        depth: 0, budget: &budget, into: &hits)
                 }
             }
         }
@@ -115,11 +124,13 @@ public enum Eraser {
     }
 
     /// Adds to `hits` the parameters u = k + t of the points of `piece` (the part t ∈ [t0, t1]
-    /// of segment k, reparameterised to [0, 1]) inside `capsule`.
+    /// of segment k, reparameterised to [0, 1]) inside `capsule`; `budget` is the pieces
+    /// that may still be examined (`maximumPieces`).
     private static func collect(
         _ piece: CubicBezier, from t0: Double, to t1: Double, segment k: Double, inside capsule: Capsule, flatness: Double,
-        depth: Int, into hits: inout IntervalSet
+        depth: Int, budget: inout Int, into hits: inout IntervalSet
     ) {
+        budget -= 1
         if capsule.containsHull(of: piece) {
             hits.insert(from: k + t0, through: k + t1)
             return
@@ -127,7 +138,7 @@ public enum Eraser {
         if capsule.isSeparated(from: piece) {
             return
         }
-        if depth >= maximumDepth || piece.chordDeviation <= flatness {
+        if depth >= maximumDepth || budget <= 0 || piece.chordDeviation <= flatness {
             if let (s0, s1) = capsule.chordInterval(from: piece.p0, to: piece.p3) {
                 // t0·(1 − s) + t1·s is exact at s = 0 and s = 1, so pieces that meet
                 // share their boundary and their intervals coalesce.
@@ -137,8 +148,12 @@ public enum Eraser {
         }
         let (left, right) = piece.split(at: 0.5)
         let middle = (t0 + t1) / 2
-        collect(left, from: t0, to: middle, segment: k, inside: capsule, flatness: flatness, depth: depth + 1, into: &hits)
-        collect(right, from: middle, to: t1, segment: k, inside: capsule, flatness: flatness, depth: depth + 1, into: &hits)
+        collect(
+            left, from: t0, to: middle, segment: k, inside: capsule, flatness: flatness, depth: depth + 1,
+            budget: &budget, into: &hits)
+        collect(
+            right, from: middle, to: t1, segment: k, inside: capsule, flatness: flatness, depth: depth + 1,
+            budget: &budget, into: &hits)
     }
 }
 

@@ -56,6 +56,23 @@ struct EraserTests {
         Self.expectDeletions(operations, [("s0", (20 - reach) / 10, (60 + reach) / 10)])
     }
 
+    /// A peer may send a point 10¹⁹ px away, where a rounding error is thousands of pixels
+    /// and no piece of the segment towards it can be told inside or outside a 12 px circle.
+    /// Erasing along that stroke returns (at most `Eraser.maximumPieces` pieces a segment and
+    /// capsule: it once split all 2⁴⁰, found by FuzzReplica) and still erases the part near
+    /// the origin, where the coordinates resolve.
+    @Test func aPointFarAwayCannotHoldTheEraserUp() {
+        let points = [Point(x: 0, y: 0), Point(x: 2.5e19, y: 45), Point(x: 17, y: 8)]
+        let document = CurveFixtures.document([points])
+        let operations = Self.erase(document, along: points, radius: 12)
+        #expect(!operations.isEmpty)
+        for case .delete(_, let start, let end) in operations {
+            #expect(start.isFinite && end.isFinite && start < end && start >= 0 && end <= 2)
+        }
+        let nearOrigin = Self.erase(document, along: [Point(x: 17, y: 8)], radius: 12)
+        #expect(!nearOrigin.isEmpty, "the end near the origin is within reach of a circle there")
+    }
+
     @Test func aStrokeOutOfReachYieldsNothing() {
         let document = CurveFixtures.document([Self.ruler])
         #expect(Self.erase(document, along: [Point(x: 50, y: 5.001)], radius: 5).isEmpty)

@@ -52,6 +52,11 @@ operations += [
 ]
 messages += operations.map(CompactOperationCoding.encode)
 try write("FuzzMessageDecoder", messages)
+// The same messages for the replica (FuzzReplica), and the document their operations make
+// as MEGA messages (several operations in one input, so that the laws have work to do).
+var seedDocument = Document()
+operations.forEach { seedDocument.apply($0) }
+try write("FuzzReplica", messages + MessageEncoder.legacyMegaMessages(for: seedDocument, maxBytes: 1 << 16))
 
 // A page's requests.
 try write("FuzzPageRequest", [
