@@ -30,7 +30,7 @@ public enum ShapeRecognizer {
         if let line = accepted.first(where: { candidates[$0].shape.kind == .line }) { return line }
         func isCloser(_ a: Int, _ b: Int) -> Bool { candidates[a].match.rmsDistance < candidates[b].match.rmsDistance }
         guard let closest = accepted.min(by: isCloser) else { return nil }
-        if let ellipse = accepted.filter({ candidates[$0].shape.kind == .ellipse }).min(by: isCloser),
+        if let ellipse = accepted.lazy.filter({ candidates[$0].shape.kind == .ellipse }).min(by: isCloser),
             !candidates[closest].isCloseEnough(toBeTakenOver: candidates[ellipse])
         {
             return ellipse
