@@ -18,6 +18,7 @@ let fuzzTargets: [(name: String, modules: [String])] = [
     ("FuzzStoreReaders", ["CanvasCore", "CanvasProtocol", "CanvasStore"]),
     ("FuzzRecognizer", ["CanvasCore", "CanvasGeometry"]),
     ("FuzzReplica", ["CanvasCore", "CanvasProtocol", "CanvasGeometry", "CanvasSVG"]),
+    ("FuzzLocalActions", ["CanvasCore", "CanvasProtocol", "CanvasNode"]),
 ]
 
 let package = Package(

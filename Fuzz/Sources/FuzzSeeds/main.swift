@@ -173,3 +173,19 @@ try write("FuzzRecognizer", [
     stroke(scale: 0, polyline([(50, 300), (400, 100), (330, 105), (400, 100), (390, 170)], steps: 10)),
     stroke(scale: 0, polyline([(0, 0), (40, 90), (80, 0), (120, 90), (160, 0)], steps: 6)),
 ])
+
+// A user's session for FuzzLocalActions: drawing with and without recognition, a stroke
+// drawn as it moves, erasing, undoing and redoing (docs/actions.md).
+try write("FuzzLocalActions", [Array("""
+    {"action":"draw","points":[[10,10],[40,10],[40,30],[10,30],[10,11]],"weight":2,"colour":[0,0,0],"recognize":true}
+    {"action":"draw","points":[[0,0],[50,80],[100,0],[150,80]],"weight":3,"colour":[200,0,0],"recognize":false}
+    {"action":"begin","points":[[10,10],[20,12]],"weight":2,"colour":[0,0,255]}
+    {"action":"extend","stroke":"fuzz_3","points":[[30,14],[40,20]]}
+    {"action":"end","stroke":"fuzz_3","recognize":true}
+    {"action":"erase","points":[[60,40],[250,100]],"radius":12}
+    {"action":"undo"}
+    {"action":"undo"}
+    {"action":"redo"}
+    {"action":"draw","points":[[300,300],[350,350]],"weight":1,"colour":[0,128,0],"recognize":true}
+    {"action":"redo"}
+    """.utf8)])
