@@ -45,7 +45,7 @@ struct DrawingTests {
 
     /// Any finite points may arrive from a page or a peer. A circle a billion pixels across
     /// becomes an ellipse of at most `ShapeRecognizer.ellipseMaximumSegments` sides (it
-    /// needed 180,000, more than a message holds), and one of 10¹⁵⁰ px too (it needed more
+    /// needed 180,000, more than one message holds), and one of 10¹⁵⁰ px too (it needed more
     /// sides than an Int counts, and the node crashed: FuzzRecognizer).
     @Test(arguments: [1e9, 1e150]) func hugeCirclesMakeEllipsesThatFitAMessage(size: Double) {
         let circle = (0...64).map { k in

@@ -145,8 +145,9 @@ public enum ShapeRecognizer {
     /// semi-major axis of about 850,000 px, and a larger ellipse (which only a program
     /// draws) strays by under 3 × 10⁻⁷ of it, with its points well within one message
     /// (`ProtocolLimits.maxPointsPerMessage`, 65,536). Unbounded, a stroke a billion
-    /// pixels across made a polygon too large to send, and one of 10⁴⁰ more sides than
-    /// an Int counts (found by FuzzRecognizer).
+    /// pixels across made a polygon of 180,000 points, one of 10¹⁵ px a polygon of 10⁸
+    /// (gigabytes), and one of 10⁴⁰ more sides than an Int counts (found by
+    /// FuzzRecognizer).
     static let ellipseMaximumSegments = 4096
 
     /// `ellipse` as the polygon that replaces a stroke.
