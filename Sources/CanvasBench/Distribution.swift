@@ -30,12 +30,22 @@ public struct Distribution: Sendable {
     /// The fraction of values at or below `value`.
     public func fraction(atOrBelow value: Double) -> Double {
         guard !sorted.isEmpty else { return 0 }
+        return Double(count(atOrBelow: value)) / Double(sorted.count)
+    }
+
+    /// How many values are above `value`.
+    public func count(above value: Double) -> Int {
+        sorted.count - count(atOrBelow: value)
+    }
+
+    /// How many values are at or below `value`.
+    private func count(atOrBelow value: Double) -> Int {
         var low = 0
         var high = sorted.count
         while low < high {
             let middle = (low + high) / 2
             if sorted[middle] <= value { low = middle + 1 } else { high = middle }
         }
-        return Double(low) / Double(sorted.count)
+        return low
     }
 }

@@ -4,7 +4,8 @@ import Foundation
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run the original report's benchmarks, or time shape recognition over real strokes, and print the figures.",
+        abstract:
+            "Run the original report's benchmarks, or time shape recognition over real strokes, and print the figures.",
         subcommands: [OnePoint.self, Users.self, Recognition.self]
     )
 }

@@ -45,64 +45,43 @@ extension Bench {
 
         func validate() throws {
             guard !files.isEmpty else { throw ValidationError("give at least one NDJSON file of gestures") }
-            guard points == 0 || points >= 2 else { throw ValidationError("--points must be 0 or at least 2, got \(points)") }
+            guard points == 0 || points >= 2 else {
+                throw ValidationError("--points must be 0 or at least 2, got \(points)")
+            }
             guard repeats >= 1 else { throw ValidationError("--repeats must be at least 1, got \(repeats)") }
             guard target > 0, target.isFinite else { throw ValidationError("--target must be positive, got \(target)") }
             guard slowest >= 0 else { throw ValidationError("--slowest must not be negative, got \(slowest)") }
         }
 
-        func run() throws {
+        /// The strokes of the files, each resampled as asked and named by file, line and
+        /// label; which file each came from; how many had no length.
+        struct Strokes {
             var samples: [RecognitionTimings.Sample] = []
-            var fileOfSample: [Int] = []
+            var file: [Int] = []
             var skipped = 0
-            for (fileIndex, file) in files.enumerated() {
-                let data = try Self.read(file)
-                var invalid: [String] = []
-                NDJSONLines.forEach(in: data) { lineNumber, line in
-                    do {
-                        let gesture = try StrokeSample.gesture(from: line)
-                        for (strokeIndex, stroke) in gesture.strokes.enumerated() {
-                            let timed = points == 0 ? stroke : StrokeResampling.resampled(stroke, count: points)
-                            guard timed.count >= 2 else {
-                                skipped += 1
-                                continue
-                            }
-                            let part = gesture.strokes.count > 1 ? " stroke \(strokeIndex + 1)" : ""
-                            let label = gesture.label.map { " (\($0)\(part))" } ?? part
-                            samples.append(.init(name: "\(file):\(lineNumber)\(label)", points: timed))
-                            fileOfSample.append(fileIndex)
-                        }
-                    } catch {
-                        invalid.append("\(file):\(lineNumber): error: \(error)")
-                    }
-                }
-                // A benchmark over a file it misread would measure something else: stop.
-                if !invalid.isEmpty {
-                    FileHandle.standardError.write(Data(invalid.map { $0 + "\n" }.joined().utf8))
-                    throw ExitCode(1)
-                }
-            }
-            guard !samples.isEmpty else { throw InputError("no stroke with a length in \(files.joined(separator: ", "))") }
-            let timings = RecognitionTimings(samples: samples, repeats: repeats).run()
+        }
+
+        func run() throws {
+            let strokes = try readStrokes()
+            let timings = RecognitionTimings(samples: strokes.samples, repeats: repeats).run()
             let microseconds = timings.map { $0.seconds * 1e6 }
             let all = Distribution(microseconds)
             let perFile = files.indices.map { index in
-                Distribution(microseconds.indices.filter { fileOfSample[$0] == index }.map { microseconds[$0] })
+                Distribution(microseconds.indices.filter { strokes.file[$0] == index }.map { microseconds[$0] })
             }
             let slowestTimings = timings.sorted { $0.seconds > $1.seconds }.prefix(slowest)
+            func name(_ timing: RecognitionTimings.StrokeTime) -> String { strokes.samples[timing.sample].name }
             if let plot {
                 try Self.plot(perFile, names: files, target: target)
                     .write(toFile: plot, atomically: true, encoding: .utf8)
             }
-            let resampling = points == 0 ? "as drawn" : "resampled to \(points) points"
             if json {
                 func summary(_ distribution: Distribution) -> [String: Any] {
                     [
                         "strokes": distribution.count, "median_us": distribution.median ?? 0,
                         "p90_us": distribution.percentile(0.9) ?? 0, "p99_us": distribution.p99 ?? 0,
                         "p999_us": distribution.percentile(0.999) ?? 0, "max_us": distribution.max ?? 0,
-                        "over_target": distribution.count - Int((distribution.fraction(atOrBelow: target)
-                            * Double(distribution.count)).rounded()),
+                        "over_target": distribution.count(above: target),
                     ]
                 }
                 var object = summary(all)
@@ -110,30 +89,70 @@ extension Bench {
                 object["points"] = points
                 object["repeats"] = repeats
                 object["target_us"] = target
-                object["skipped"] = skipped
-                object["files"] = files.indices.map { index in summary(perFile[index]).merging(["file": files[index]]) { $1 } }
-                object["slowest"] = slowestTimings.map {
-                    ["name": samples[$0.sample].name, "us": $0.seconds * 1e6, "shape": $0.shape.rawValue] as [String: Any]
+                object["skipped"] = strokes.skipped
+                object["files"] = zip(files, perFile).map { file, distribution in
+                    summary(distribution).merging(["file": file]) { $1 }
+                }
+                object["slowest"] = slowestTimings.map { timing -> [String: Any] in
+                    ["name": name(timing), "us": timing.seconds * 1e6, "shape": timing.shape.rawValue]
                 }
                 try printJSON(object)
                 return
             }
-            print("Recognition of \(all.count) strokes, each \(resampling), the least of \(repeats) recognitions"
-                + (skipped > 0 ? " (\(skipped) strokes without length skipped)" : "") + ":")
+            let resampling = points == 0 ? "as drawn" : "resampled to \(points) points"
+            print(
+                "Recognition of \(all.count) strokes, each \(resampling), the least of \(repeats) recognitions"
+                    + (strokes.skipped > 0 ? " (\(strokes.skipped) strokes without length skipped)" : "") + ":")
             var rows = [["", "strokes", "median", "p90", "p99", "p99.9", "slowest", "over \(Self.figure(target)) µs"]]
-            for (name, distribution) in zip(files + (files.count > 1 ? ["all"] : []), perFile + (files.count > 1 ? [all] : [])) {
-                let over = distribution.count
-                    - Int((distribution.fraction(atOrBelow: target) * Double(distribution.count)).rounded())
-                rows.append([
-                    name, "\(distribution.count)", Self.figure(distribution.median), Self.figure(distribution.percentile(0.9)),
-                    Self.figure(distribution.p99), Self.figure(distribution.percentile(0.999)), Self.figure(distribution.max),
-                    String(format: "%d (%.2f %%)", over, 100 * Double(over) / Double(max(1, distribution.count))),
-                ])
+            let totals = files.count > 1 ? [("all", all)] : []
+            for (name, distribution) in Array(zip(files, perFile)) + totals {
+                let over = distribution.count(above: target)
+                let share = 100 * Double(over) / Double(max(1, distribution.count))
+                rows.append(
+                    [name, "\(distribution.count)"]
+                        + [distribution.median, distribution.percentile(0.9), distribution.p99,
+                            distribution.percentile(0.999), distribution.max].map(Self.figure)
+                        + [String(format: "%d (%.2f %%)", over, share)])
             }
             print(table(rows))
             guard !slowestTimings.isEmpty else { return }
             print("\nThe slowest strokes (µs, recognised as):")
-            print(table(slowestTimings.map { [samples[$0.sample].name, Self.figure($0.seconds * 1e6), $0.shape.rawValue] }))
+            print(table(slowestTimings.map { [name($0), Self.figure($0.seconds * 1e6), $0.shape.rawValue] }))
+        }
+
+        /// The strokes of `files`; an invalid line in any is reported (file:line) and stops
+        /// the benchmark, which would otherwise measure something other than the file.
+        func readStrokes() throws -> Strokes {
+            var strokes = Strokes()
+            for (fileIndex, file) in files.enumerated() {
+                var invalid: [String] = []
+                NDJSONLines.forEach(in: try Self.read(file)) { lineNumber, line in
+                    do {
+                        let gesture = try StrokeSample.gesture(from: line)
+                        for (strokeIndex, stroke) in gesture.strokes.enumerated() {
+                            let timed = points == 0 ? stroke : StrokeResampling.resampled(stroke, count: points)
+                            guard timed.count >= 2 else {
+                                strokes.skipped += 1
+                                continue
+                            }
+                            let part = gesture.strokes.count > 1 ? " stroke \(strokeIndex + 1)" : ""
+                            let label = gesture.label.map { " (\($0)\(part))" } ?? part
+                            strokes.samples.append(.init(name: "\(file):\(lineNumber)\(label)", points: timed))
+                            strokes.file.append(fileIndex)
+                        }
+                    } catch {
+                        invalid.append("\(file):\(lineNumber): error: \(error)")
+                    }
+                }
+                if !invalid.isEmpty {
+                    FileHandle.standardError.write(Data(invalid.map { $0 + "\n" }.joined().utf8))
+                    throw ExitCode(1)
+                }
+            }
+            guard !strokes.samples.isEmpty else {
+                throw InputError("no stroke with a length in \(files.joined(separator: ", "))")
+            }
+            return strokes
         }
 
         /// Microseconds with one decimal, or "-" without a value.

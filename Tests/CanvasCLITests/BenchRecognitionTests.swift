@@ -51,7 +51,9 @@ struct BenchRecognitionTests {
         ])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(outcome.standardOutput.contains("Recognition of 6 strokes, each as drawn"))
-        let rows = outcome.standardOutput.split(separator: "\n").filter { $0.hasPrefix(folder.path) || $0.hasPrefix("all") }
+        let rows = outcome.standardOutput.split(separator: "\n").filter {
+            $0.hasPrefix(folder.path) || $0.hasPrefix("all")
+        }
         #expect(rows.count == 2 + 1 + 3, "two files, all, three slowest: \(outcome.standardOutput)")
         let svg = try String(contentsOf: plot, encoding: .utf8)
         #expect(svg.hasPrefix("<svg") && svg.contains("gestures.jsonl.gz") && svg.contains("target 50.0 µs"))

@@ -51,7 +51,8 @@ struct DrawingTests {
         let circle = (0...64).map { k in
             Point(x: size * cos(Double(k) * .pi / 32), y: size / 2 * sin(Double(k) * .pi / 32))
         }
-        let result = Drawing.draw(circle, weight: pen.weight, colour: pen.colour, recognize: true, id: id, shapeID: shapeID)
+        let result = Drawing.draw(
+            circle, weight: pen.weight, colour: pen.colour, recognize: true, id: id, shapeID: shapeID)
         #expect(result.shape == .ellipse)
         guard case .append(_, let outline, _)? = result.operations.last else {
             Issue.record("expected the ellipse's APPEND, got \(result.operations)")

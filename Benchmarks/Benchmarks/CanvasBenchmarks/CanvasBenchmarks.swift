@@ -245,7 +245,7 @@ func recognitionStrokes(points count: Int) -> [(String, [Point])] {
 
 /// A rectangle started along its top side, its corners rounded off by a Gaussian of 4 % of
 /// the stroke: the slowest path, a rectangle matched again with rounded corners and
-/// compared with its ellipse (`ShapeRecognizer.roundedRectangleCloseness`).
+/// compared with its ellipse (`ShapeRecognizer.polygonCloseness`).
 func roundedRectangle(points count: Int, wobble: (Int) -> Double) -> [Point] {
     let corners = [(200, 0), (400, 0), (400, 250), (0, 250), (0, 0), (200, 0)].map {
         Point(x: Double($0.0), y: Double($0.1))

@@ -32,7 +32,8 @@ func fuzzReplica(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     } else {
         (reversed, twice) = (inOrder, inOrder)
     }
-    guard inOrder == reversed, inOrder == twice, inOrder.digest == reversed.digest, inOrder.digest == twice.digest else {
+    guard inOrder == reversed, inOrder == twice, inOrder.digest == reversed.digest, inOrder.digest == twice.digest
+    else {
         fatalError(
             "\(operations.count) operations make different documents: reversed \(inOrder == reversed), "
                 + "twice \(inOrder == twice), digests \(inOrder.digest == reversed.digest) "

@@ -57,16 +57,15 @@ public enum ShapeRecognizer {
             } else if let chosen, candidate.match.rmsDistance < chosen.match.rmsDistance,
                 !candidate.isCloseEnough(toBeTakenOver: chosen)
             {
-                func rms(_ shape: Candidate) -> String { String(format: "%.3f", shape.match.rmsDistance / shape.size) }
                 verdict = "passes, but an ellipse passes too, and the stroke follows this less than "
-                    + "\(String(format: "%g", 1 / polygonCloseness))× as closely (RMS distance \(rms(candidate)) "
-                    + "of the size against \(rms(chosen)))"
+                    + "\(closenessFactor)× as closely (RMS distance \(figure(candidate.relativeRMS)) "
+                    + "of the size against \(figure(chosen.relativeRMS)))"
             } else {
                 verdict = "passes, but \(chosen?.shape.kind.rawValue ?? "another shape") is closer"
             }
             if let note = candidate.cornerRoundingNote { verdict += " (\(note))" }
             return RecognitionExplanation.Hypothesis(
-                kind: candidate.shape.kind, rmsDistance: candidate.match.rmsDistance / candidate.size,
+                kind: candidate.shape.kind, rmsDistance: candidate.relativeRMS,
                 maximumDistance: candidate.match.maximumDistance / candidate.size,
                 drawnFraction: candidate.match.drawnFraction, leastDrawnSide: candidate.match.leastDrawnSide,
                 verdict: verdict)
@@ -129,6 +128,12 @@ public enum ShapeRecognizer {
     /// rectangles rounded off over 1-3 % of the stroke 0.46 at most, circles that follow a
     /// rectangle as closely as a line 0.79 at least.)
     static let polygonCloseness = 0.5
+
+    /// How many times closer a polygon must be, as `explain` says it ("2").
+    static var closenessFactor: String { String(format: "%g", 1 / polygonCloseness) }
+
+    /// A fraction (of the size, of the outline) as `explain` prints it: three decimals.
+    static func figure(_ fraction: Double) -> String { String(format: "%.3f", fraction) }
     /// A turn sharper than this (radians) is a corner: an ellipse has none; an arrow's tip
     /// is the first; within `hookLength` of the stroke's length from either end it is a
     /// hook, cut off before fitting (pens hook as they land and lift, and closing a
@@ -171,6 +176,9 @@ public enum ShapeRecognizer {
 
         var isAccepted: Bool { failedTest == nil }
 
+        /// The stroke's RMS distance from the shape, a fraction of its size.
+        var relativeRMS: Double { match.rmsDistance / size }
+
         /// Whether this shape may be chosen over `ellipse`, an ellipse the stroke also passes
         /// that this follows more closely: always unless this is a polygon; a polygon only
         /// when it follows the stroke more than twice as closely (`polygonCloseness`).
@@ -183,15 +191,12 @@ public enum ShapeRecognizer {
         /// Why the corners were or were not taken as rounded, in words (for `explain`).
         var cornerRoundingNote: String? {
             guard let cornerRounding else { return nil }
-            let (own, ellipse) = (
-                String(format: "%.3f", match.rmsDistance / size), String(format: "%.3f", cornerRounding.ellipseDistance)
-            )
             let ellipseFigure =
-                cornerRounding.ellipseDistance.isFinite ? "\(ellipse) from the ellipse" : "no ellipse fits"
-            let factor = String(format: "%g", 1 / polygonCloseness)
+                cornerRounding.ellipseDistance.isFinite
+                ? "\(figure(cornerRounding.ellipseDistance)) from the ellipse" : "no ellipse fits"
             return (cornerRounding.isRounded ? "corners taken as rounded" : "corners not taken as rounded")
-                + ": RMS distance \(own) of the size from its sides, \(ellipseFigure); "
-                + "rounded when the ellipse is over \(factor)× as far"
+                + ": RMS distance \(figure(relativeRMS)) of the size from its sides, \(ellipseFigure); "
+                + "rounded when the ellipse is over \(closenessFactor)× as far"
         }
 
         /// The tests a stroke must pass against a shape, in the order they are applied.
@@ -241,15 +246,14 @@ public enum ShapeRecognizer {
 
         /// The failed test in words, with its figures (for `explain`); nil when it passes.
         var refusal: String? {
-            func fraction(_ value: Double) -> String { String(format: "%.3f", value) }
             let (rmsLimit, distanceLimit) = distanceLimits
             return switch failedTest {
             case nil: nil
-            case .rmsDistance?: "RMS distance \(fraction(match.rmsDistance / size)) of the size > \(rmsLimit)"
+            case .rmsDistance?: "RMS distance \(figure(relativeRMS)) of the size > \(rmsLimit)"
             case .maximumDistance?:
-                "largest distance \(fraction(match.maximumDistance / size)) of the size > \(distanceLimit)"
-            case .drawnFraction?: "traces \(fraction(match.drawnFraction)) of the outline < \(fraction(minimumDrawn))"
-            case .leastDrawnSide?: "traces \(fraction(match.leastDrawnSide)) of a side < \(minimumDrawnSide)"
+                "largest distance \(figure(match.maximumDistance / size)) of the size > \(distanceLimit)"
+            case .drawnFraction?: "traces \(figure(match.drawnFraction)) of the outline < \(figure(minimumDrawn))"
+            case .leastDrawnSide?: "traces \(figure(match.leastDrawnSide)) of a side < \(minimumDrawnSide)"
             }
         }
     }
