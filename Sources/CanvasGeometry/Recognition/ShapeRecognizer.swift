@@ -92,8 +92,10 @@ public enum ShapeRecognizer {
     /// letters and scribbles stray much farther from any shape.
     static let rmsTolerance = 0.05
     /// Other shapes: no point of the stroke may be farther than this fraction of its size
-    /// from the shape (nor an arrow's shaft from straight).
-    static let distanceTolerance = 0.2
+    /// from the shape (nor an arrow's shaft from straight). A fast hand overshoots a corner
+    /// or swings wide on one side; the largest value on a 0.025 grid that takes no further
+    /// development stroke for a shape it is not (0.2 before; docs/recognition.md).
+    static let distanceTolerance = 0.225
     /// The stroke must trace at least this fraction of the shape's outline (the rest is
     /// the gap people leave when closing a shape) ...
     static let minimumDrawnFraction = 0.8
