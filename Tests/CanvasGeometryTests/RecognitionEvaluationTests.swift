@@ -521,6 +521,86 @@ struct RecognitionEvaluationTests {
         }
     }
 
+    // MARK: A held-out set from another person and device (issue 14)
+
+    /// The Drawn Shapes Dataset (Apple Pencil on an iPad Pro; GitHub
+    /// antoninbouchal/Drawn-shapes-Dataset at c74ac35: circles, ovals, rectangles, squares,
+    /// diamonds, triangles), the set issue 14 first measured the recogniser on, converted by
+    /// scripts/convert-drawn-shapes: read when CANVAS_DRAWN_SHAPES names the file (it is not
+    /// in ../shared/data, so CI skips this test). Held out whole: nothing is chosen on it.
+    static let drawnShapesFile = ProcessInfo.processInfo.environment["CANVAS_DRAWN_SHAPES"]
+    static let isDrawnShapesPresent = drawnShapesFile.map { FileManager.default.fileExists(atPath: $0) } ?? false
+
+    /// Each label of the set, what it should be recognised as (squares and diamonds are
+    /// rectangles at any rotation, as issue 14 asks), the share issue 14 reported for it
+    /// before its work (nil: not reported on its own), and a floor: the share first measured
+    /// (2026-11-27), which a change may raise and must not lower.
+    static let drawnShapes: [(label: String, expected: ShapeKind, issue: Double?, floor: Double)] = [
+        ("circle", .ellipse, 0.99, 0.99), ("oval", .ellipse, 0.86, 0.97), ("rectangle", .rectangle, 0.94, 0.99),
+        ("square", .rectangle, 0.997, 0.99), ("diamond", .rectangle, nil, 0.94), ("triangle", .triangle, 0.977, 0.99),
+    ]
+
+    /// One sample of the converted set.
+    struct DrawnShape: Decodable {
+        var label: String
+        var sample: String
+        var strokes: [[[Double]]]
+    }
+
+    @Test(.enabled(if: isDrawnShapesPresent, "CANVAS_DRAWN_SHAPES does not name the converted Drawn Shapes Dataset"))
+    func recognitionOnTheDrawnShapesDataset() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: Self.drawnShapesFile!))
+        let samples = try data.split(separator: UInt8(ascii: "\n")).map {
+            try JSONDecoder().decode(DrawnShape.self, from: $0)
+        }
+        // Samples drawn in one stroke; the few drawn in several are left out (no stroke of
+        // them is the shape on its own).
+        var counts: [String: [ShapeKind: Int]] = [:]
+        var falseRecognitions: [String] = []
+        var leftOut = 0
+        let expected = Dictionary(uniqueKeysWithValues: Self.drawnShapes.map { ($0.label, $0.expected) })
+        for sample in samples {
+            guard sample.strokes.count == 1 else {
+                leftOut += 1
+                continue
+            }
+            let kind = ShapeRecognizer.recognize(Self.points(sample.strokes[0])).kind
+            counts[sample.label, default: [:]][kind, default: 0] += 1
+            if kind != .none && kind != expected[sample.label] {
+                falseRecognitions.append("\(sample.label) \(sample.sample) as \(kind.rawValue)")
+            }
+        }
+        let kinds = ShapeKind.allCases
+        var lines = [
+            "| label | samples | " + kinds.map(\.rawValue).joined(separator: " | ")
+                + " | recognised as it should be | issue 14 before | floor |",
+            "|---|---:|" + String(repeating: "---:|", count: kinds.count + 3),
+        ]
+        for shape in Self.drawnShapes {
+            let count = counts[shape.label] ?? [:]
+            let total = count.values.reduce(0, +)
+            let share = Double(count[shape.expected] ?? 0) / Double(max(1, total))
+            lines.append(
+                "| \(shape.label) | \(total) | " + kinds.map { String(count[$0] ?? 0) }.joined(separator: " | ")
+                    + String(format: " | %.1f%% (%@) | ", 100 * share, shape.expected.rawValue)
+                    + (shape.issue.map { String(format: "%.1f%%", 100 * $0) } ?? "–")
+                    + String(format: " | %.0f%% |", 100 * shape.floor))
+            #expect(total > 0, "no single-stroke \(shape.label) in \(Self.drawnShapesFile!)")
+            #expect(
+                share >= shape.floor, "\(shape.label): \(share) recognised as \(shape.expected), floor \(shape.floor)")
+        }
+        let total = counts.values.reduce(0) { $0 + $1.values.reduce(0, +) }
+        print("The Drawn Shapes Dataset (Apple Pencil), single strokes (\(leftOut) samples drawn in several left out)")
+        print(lines.joined(separator: "\n"))
+        print(
+            String(
+                format: "False recognitions: %d of %d (%.2f%%)", falseRecognitions.count, total,
+                100 * Double(falseRecognitions.count) / Double(max(1, total))))
+        for description in falseRecognitions { print("- \(description)") }
+        let falseRate = Double(falseRecognitions.count) / Double(max(1, total))
+        #expect(falseRate <= Self.falseRecognitionLimit, "false recognitions: \(falseRate)")
+    }
+
     /// One gesture of a data set (JSON Lines; other fields ignored).
     struct Gesture: Decodable {
         var label: String
