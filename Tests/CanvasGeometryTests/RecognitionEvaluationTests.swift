@@ -402,15 +402,24 @@ struct RecognitionEvaluationTests {
         var worstDevelopment: (subject: String, share: Double)?
     }
 
-    static func figures(_ outcomes: [Outcome]) -> [String: [ShapeKind: SubjectFigures]] {
+    /// Per variant and class, per group (`group` of each outcome: its subject, its speed):
+    /// how many were recognised as expected, of how many.
+    static func tally(
+        _ outcomes: some Sequence<Outcome>, by group: (Outcome) -> String
+    ) -> [String: [ShapeKind: [String: (right: Int, all: Int)]]] {
         var cells: [String: [ShapeKind: [String: (right: Int, all: Int)]]] = [:]
         for outcome in outcomes {
-            var cell = cells[outcome.variant, default: [:]][outcome.expected, default: [:]][outcome.subject] ?? (0, 0)
+            let key = group(outcome)
+            var cell = cells[outcome.variant, default: [:]][outcome.expected, default: [:]][key] ?? (0, 0)
             cell.all += 1
             if outcome.recognised == outcome.expected { cell.right += 1 }
-            cells[outcome.variant, default: [:]][outcome.expected, default: [:]][outcome.subject] = cell
+            cells[outcome.variant, default: [:]][outcome.expected, default: [:]][key] = cell
         }
-        return cells.mapValues { byKind in
+        return cells
+    }
+
+    static func figures(_ outcomes: [Outcome]) -> [String: [ShapeKind: SubjectFigures]] {
+        tally(outcomes, by: \.subject).mapValues { byKind in
             byKind.mapValues { bySubject in
                 let shares = bySubject.mapValues { Double($0.right) / Double($0.all) }
                 let worst = shares.min { ($0.value, $0.key) < ($1.value, $1.key) }!
@@ -488,13 +497,8 @@ struct RecognitionEvaluationTests {
     @Test(.enabled(if: isDataPresent, "the gesture data sets are not in ../shared/data beside the repository"))
     func recognitionBySpeed() {
         let speeds = ["slow", "medium", "fast"]
-        var cells: [String: [ShapeKind: [String: (right: Int, all: Int)]]] = [:]
-        for outcome in Self.outcomes where outcome.subject.hasPrefix("$1") && outcome.expected != .none {
-            var cell = cells[outcome.variant, default: [:]][outcome.expected, default: [:]][outcome.speed] ?? (0, 0)
-            cell.all += 1
-            if outcome.recognised == outcome.expected { cell.right += 1 }
-            cells[outcome.variant, default: [:]][outcome.expected, default: [:]][outcome.speed] = cell
-        }
+        let shapes = Self.outcomes.lazy.filter { $0.subject.hasPrefix("$1") && $0.expected != .none }
+        let cells = Self.tally(shapes, by: \.speed)
         var lines = ["| strokes | class | slow | medium | fast |", "|---|---|---:|---:|---:|"]
         let variants = ["as drawn"] + Self.transformations.map(\.variant) + Self.drawingChanges.map(\.variant)
         for variant in variants {
