@@ -489,6 +489,26 @@ struct RecognitionTests {
 
     /// `explain` says whether a rectangle's corners were taken as rounded, with the two
     /// distances that decided it.
+    /// `recognize` decides as `explain` when it gave the ellipse's match up early: stopped
+    /// at a point beyond the largest distance, the RMS distance so far was small, so the
+    /// rectangle's corners (rounded only when its ellipse is over twice as far) were not
+    /// taken as rounded, while `explain`, with the whole distance (0.094 against the
+    /// rectangle's 0.019), chose the rectangle. Found by FuzzRecognizer (its regression
+    /// `recognize-and-explain-disagree-on-an-ellipse-given-up-far`).
+    @Test func recognizeDecidesAsExplainWhenTheEllipseMatchStoppedEarly() {
+        let coordinates: [(Double, Double)] = [
+            (0, 300), (85, 280), (120, 4), (365, 25), (400, 100), (393, 101), (386, 101), (379, 372), (102, 1), (0, 0),
+            (3072, 891), (102, 386), (101, 393), (101, 400), (100, 911), (2155, 398), (-142, -1),
+        ]
+        let points =
+            coordinates.map { Point(x: $0.0, y: $0.1) } + Array(repeating: Point(x: -1, y: -1), count: 16)
+            + [(0, 0), (0, 0), (-29895, -30975), (-30208, -29183), (-30464, -27391), (-30720, -25599), (5376, 0), (0, 0)]
+            .map { Point(x: $0.0, y: $0.1) }
+        let explained = ShapeRecognizer.explain(points)
+        #expect(explained.shape.kind == .rectangle)
+        #expect(ShapeRecognizer.recognize(points) == explained.shape)
+    }
+
     @Test func explainSaysWhyARectanglesCornersWereOrWereNotTakenAsRounded() {
         func verdicts(over fraction: Double) -> [String] {
             ShapeRecognizer.explain(Self.roundedRectangle(seed: 1, over: fraction)).hypotheses

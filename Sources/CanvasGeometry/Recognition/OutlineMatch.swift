@@ -15,6 +15,10 @@ struct OutlineMatch {
     var leastDrawnSide: Double
     /// The fraction of the whole shape that the stroke traces.
     var drawnFraction: Double
+    /// Whether the match stopped early (`givingUpBeyond`): the distances are then those of
+    /// the points so far, and one stopped at a point beyond the largest distance may have
+    /// any RMS distance.
+    var isGivenUp: Bool
 
     /// The sides of a shape: polylines given one by one, or the edges of one polyline each
     /// a side of its own (a triangle's or a rectangle's, without an array for each).
@@ -203,6 +207,7 @@ struct OutlineMatch {
         }
         rmsDistance = (sumOfSquares / Double(max(stroke.count, 1))).squareRoot()
         maximumDistance = largest
+        isGivenUp = givenUp
         leastDrawnSide = givenUp ? 0 : least
         drawnFraction = givenUp ? 0 : total > 0 ? drawn / total : 1
     }

@@ -317,21 +317,31 @@ public enum ShapeRecognizer {
             return candidate
         }
         /// How closely the stroke follows the ellipse fitted to it, passing or not: the RMS
-        /// distance, a fraction of its size (infinity when no ellipse fits it). The ellipse
-        /// candidate's when there is one (a match given up is beyond the RMS tolerance, more
-        /// than twice a line's, which decides alike); for an ellipse refused for a corner
-        /// (`corneredEllipse`, the first fitted), matched when first asked for.
+        /// distance, a fraction of its size (infinity when no ellipse fits it), computed when
+        /// first asked for. The ellipse candidate's (`fittedEllipse`) when there is one,
+        /// matched again in full when `recognize` gave its match up (stopped at a point beyond
+        /// the largest distance, the RMS distance so far can be anything, and `explain`,
+        /// which never gives up, would decide otherwise: found by FuzzRecognizer); else the
+        /// ellipse refused for a corner (`corneredEllipse`, the first fitted).
         var ellipseDistance: Double?
+        var fittedEllipse: (candidate: Candidate, followed: Followed)?
         var corneredEllipse: (ellipse: FittedEllipse, followed: Followed)?
         func distanceFromEllipse() -> Double {
             if let ellipseDistance { return ellipseDistance }
-            let distance = corneredEllipse.map { fit in
-                let outline = Self.outline(of: fit.ellipse)
-                return OutlineMatch(stroke: fit.followed.points, length: fit.followed.length, sides: .each([outline]))
-                    .rmsDistance / fit.followed.size
-            } ?? .infinity
-            ellipseDistance = distance
-            return distance
+            func distance(from outline: [Point], of followed: Followed) -> Double {
+                OutlineMatch(stroke: followed.points, length: followed.length, sides: .each([outline]))
+                    .rmsDistance / followed.size
+            }
+            let found =
+                if let (candidate, followed) = fittedEllipse {
+                    candidate.match.isGivenUp ? distance(from: candidate.shape.points, of: followed) : candidate.relativeRMS
+                } else if let (ellipse, followed) = corneredEllipse {
+                    distance(from: Self.outline(of: ellipse), of: followed)
+                } else {
+                    Double.infinity
+                }
+            ellipseDistance = found
+            return found
         }
         var result = [candidate(.line, FittedLine.segment(through: stroke))]
         result.reserveCapacity(8)
@@ -377,14 +387,18 @@ public enum ShapeRecognizer {
         let isCurved = drawn.count != points.count
         let curved = isCurved ? (try? PreparedStroke.of(drawn).get()) ?? prepared : prepared
         var (ellipseCandidate, ellipseRefusal) = ellipse(following: curved.trimmed)
+        var ellipseFollowed = curved.trimmed
         // Hook trimming may cut off part of the outline: round the end of a long ellipse the
         // stroke turns by more than a hook does. When the trimmed stroke follows its ellipse
         // but does not trace enough of it, the whole stroke may.
         if curved.isTrimmed, let failed = ellipseCandidate?.failedTest, failed.isTracing {
             let untrimmed = ellipse(following: curved.untrimmed)
-            if untrimmed.candidate?.isAccepted == true { (ellipseCandidate, ellipseRefusal) = untrimmed }
+            if untrimmed.candidate?.isAccepted == true {
+                (ellipseCandidate, ellipseRefusal) = untrimmed
+                ellipseFollowed = curved.untrimmed
+            }
         }
-        ellipseDistance = ellipseCandidate.map { $0.match.rmsDistance / $0.size }
+        fittedEllipse = ellipseCandidate.map { ($0, ellipseFollowed) }
         var closest = ellipseCandidate.flatMap { $0.isAccepted ? $0.match.rmsDistance : nil } ?? .infinity
         let polygons = PolygonFit(stroke)
         if let triangle = polygons.triangle() {
