@@ -173,7 +173,7 @@ struct RecognitionEvaluationTests {
     /// split into four runs that meet.
     static func stretchedSkew(_ points: [Point], aspect: Double) -> Double? {
         guard let stroke = try? ShapeRecognizer.PreparedStroke.of(points).get().stroke else { return nil }
-        guard case .success(let fit) = PolygonFit(stroke).rectangle(skewTolerance: .pi / 2, oppositeSideRatio: 0)
+        guard case .success(let fit) = PolygonFit(stroke).quadrilateral(.init(skew: .pi / 2, oppositeSideRatio: 0))
         else { return nil }
         let corners = fit.drawn.dropLast().map { Point(x: $0.x * aspect, y: $0.y) }
         return (0..<4).map { k in
@@ -535,13 +535,16 @@ struct RecognitionEvaluationTests {
     static let drawnShapesFile = ProcessInfo.processInfo.environment["CANVAS_DRAWN_SHAPES"]
     static let isDrawnShapesPresent = drawnShapesFile.map { FileManager.default.fileExists(atPath: $0) } ?? false
 
-    /// Each label of the set, what it should be recognised as (squares and diamonds are
-    /// rectangles at any rotation, as issue 14 asks), the share issue 14 reported for it
-    /// before its work (nil: not reported on its own), and a floor: the share first measured
-    /// (2026-11-27), which a change may raise and must not lower.
-    static let drawnShapes: [(label: String, expected: ShapeKind, issue: Double?, floor: Double)] = [
-        ("circle", .ellipse, 0.99, 0.99), ("oval", .ellipse, 0.86, 0.97), ("rectangle", .rectangle, 0.94, 0.99),
-        ("square", .rectangle, 0.997, 0.99), ("diamond", .rectangle, nil, 0.94), ("triangle", .triangle, 0.977, 0.99),
+    /// Each label of the set, what it should be recognised as (squares are rectangles at any
+    /// rotation, as issue 14 asks; a diamond is a rectangle too, a square on its corner, or a
+    /// diamond when skewed as a rhombus is), the share issue 14 reported for it before its
+    /// work (nil: not reported on its own), and a floor: the share measured (first on
+    /// 2026-11-27; diamonds 0.94 before they could be diamonds), which a change may raise
+    /// and must not lower.
+    static let drawnShapes: [(label: String, expected: Set<ShapeKind>, issue: Double?, floor: Double)] = [
+        ("circle", [.ellipse], 0.99, 0.99), ("oval", [.ellipse], 0.86, 0.97), ("rectangle", [.rectangle], 0.94, 0.99),
+        ("square", [.rectangle], 0.997, 0.99), ("diamond", [.rectangle, .diamond], nil, 0.97),
+        ("triangle", [.triangle], 0.977, 0.99),
     ]
 
     /// One sample of the converted set.
@@ -570,7 +573,7 @@ struct RecognitionEvaluationTests {
             }
             let kind = ShapeRecognizer.recognize(Self.points(sample.strokes[0])).kind
             counts[sample.label, default: [:]][kind, default: 0] += 1
-            if kind != .none && kind != expected[sample.label] {
+            if kind != .none && expected[sample.label]?.contains(kind) != true {
                 falseRecognitions.append("\(sample.label) \(sample.sample) as \(kind.rawValue)")
             }
         }
@@ -583,15 +586,16 @@ struct RecognitionEvaluationTests {
         for shape in Self.drawnShapes {
             let count = counts[shape.label] ?? [:]
             let total = count.values.reduce(0, +)
-            let share = Double(count[shape.expected] ?? 0) / Double(max(1, total))
+            let share = Double(shape.expected.reduce(0) { $0 + (count[$1] ?? 0) }) / Double(max(1, total))
+            let expected = kinds.filter(shape.expected.contains).map(\.rawValue).joined(separator: " or ")
             lines.append(
                 "| \(shape.label) | \(total) | " + kinds.map { String(count[$0] ?? 0) }.joined(separator: " | ")
-                    + String(format: " | %.1f%% (%@) | ", 100 * share, shape.expected.rawValue)
+                    + String(format: " | %.1f%% (%@) | ", 100 * share, expected)
                     + (shape.issue.map { String(format: "%.1f%%", 100 * $0) } ?? "–")
                     + String(format: " | %.0f%% |", 100 * shape.floor))
             #expect(total > 0, "no single-stroke \(shape.label) in \(Self.drawnShapesFile!)")
             #expect(
-                share >= shape.floor, "\(shape.label): \(share) recognised as \(shape.expected), floor \(shape.floor)")
+                share >= shape.floor, "\(shape.label): \(share) recognised as \(expected), floor \(shape.floor)")
         }
         let total = counts.values.reduce(0) { $0 + $1.values.reduce(0, +) }
         print("The Drawn Shapes Dataset (Apple Pencil), single strokes (\(leftOut) samples drawn in several left out)")

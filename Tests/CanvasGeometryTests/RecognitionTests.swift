@@ -119,13 +119,75 @@ struct RecognitionTests {
                 [Point(x: 0, y: 0), Point(x: 300, y: 0), Point(x: 300, y: 153), Point(x: 0, y: 153)], within: 8))
     }
 
+    /// Corners of 45° and 135° make no rectangle, and sides of 300 and 212 no diamond: the
+    /// rhombus of its diagonals misses them.
     @Test func aParallelogramTooSkewedIsNotARectangle() {
         var pen = SyntheticPen(seed: 5, jitter: 1)
-        // Corners of 45° and 135°.
         let stroke = pen.stroke(through: [
             Point(x: 0, y: 0), Point(x: 300, y: 0), Point(x: 450, y: 150), Point(x: 150, y: 150), Point(x: 0, y: 0),
         ])
         #expect(ShapeRecognizer.recognize(stroke).kind == .none)
+    }
+
+    /// The corners, in drawing order from `start`, of a rhombus whose diagonals are `ratio`:1
+    /// (the longer 1 across, along x), placed at `size`, `rotation`.
+    static func rhombus(ratio: Double, size: Double, rotation: Double, start: Int, reversed: Bool) -> [Point] {
+        let unit = [
+            Point(x: -0.5, y: 0), Point(x: 0, y: -0.5 / ratio), Point(x: 0.5, y: 0), Point(x: 0, y: 0.5 / ratio),
+        ]
+        var corners = placed(unit, size: size, rotation: rotation, origin: Point(x: 100, y: 100))
+        corners = Array(corners[start...] + corners[..<start])
+        return reversed ? corners.reversed() : corners
+    }
+
+    /// A diamond skewed as a rhombus is (diagonals 2.1:1 to 3.4:1, corners 36-54° from
+    /// square), at any size and rotation, started at any corner either way round, stays a
+    /// diamond of its proportions: four equal sides through the corners drawn, starting at
+    /// the first (squared, the 2:1 diamond of a flowchart became a tilted 1.1:1 rectangle
+    /// or nothing; issue 14's Apple Pencil diamonds).
+    @Test(arguments: seeds) func diamondsKeepTheirProportions(seed: UInt64) {
+        var pen = SyntheticPen(seed: seed, jitter: 0)
+        let size = Self.size(&pen)
+        let ratio = pen.random(in: 2.1...3.4)
+        pen.jitter = Self.jitter(for: size)
+        let corners = Self.rhombus(
+            ratio: ratio, size: size, rotation: pen.random(in: 0...(2 * .pi)), start: Int(seed % 4),
+            reversed: seed % 2 == 1)
+        let shape = ShapeRecognizer.recognize(pen.stroke(through: corners + [corners[0]], samples: 120))
+        #expect(shape.kind == .diamond, "seed \(seed), \(ratio):1")
+        guard shape.kind == .diamond else { return }
+        #expect(shape.points.count == 5 && shape.points[0] == shape.points[4])
+        #expect(Self.match(Array(shape.points.dropLast()), corners, within: 0.03 * size), "seed \(seed)")
+        #expect(shape.points[0].distance(to: corners[0]) < 0.03 * size, "starts at the first corner drawn")
+        let sides = (0..<4).map { shape.points[$0].distance(to: shape.points[$0 + 1]) }
+        #expect(sides.max()! - sides.min()! < 1e-9 * size, "four equal sides: \(sides)")
+        let diagonals = (shape.points[0].distance(to: shape.points[2]), shape.points[1].distance(to: shape.points[3]))
+        let kept = max(diagonals.0, diagonals.1) / min(diagonals.0, diagonals.1)
+        #expect(abs(kept - ratio) < 0.08 * ratio, "proportions kept: \(kept):1 drawn \(ratio):1")
+    }
+
+    /// Where a diamond is a rectangle and where nothing: a rhombus of 1.5:1 (corners 23°
+    /// from square) is a skewed square, as people skew theirs, and becomes a rectangle; one
+    /// of 5:1 (corners 67° from square) is too thin for a diamond or a rectangle, and
+    /// `explain` says so (its ellipse, as thin, may pass).
+    @Test func aSkewedSquareIsARectangleAndATooThinDiamondIsNothing() {
+        var pen = SyntheticPen(seed: 9, jitter: 0.9)
+        let square = Self.rhombus(ratio: 1.5, size: 300, rotation: 0.3, start: 0, reversed: false)
+        #expect(ShapeRecognizer.recognize(pen.stroke(through: square + [square[0]], samples: 120)).kind == .rectangle)
+        let thin = Self.rhombus(ratio: 5, size: 300, rotation: 0.3, start: 0, reversed: false)
+        let stroke = pen.stroke(through: thin + [thin[0]], samples: 120)
+        let kind = ShapeRecognizer.recognize(stroke).kind
+        #expect(kind != .diamond && kind != .rectangle, "\(kind)")
+        let verdicts = ShapeRecognizer.explain(stroke).hypotheses.filter { $0.kind == .rectangle }.map(\.verdict)
+        let refusal = "make no diamond (sides of about one length, corners 35-60°"
+        #expect(verdicts.contains { $0.contains(refusal) }, "\(verdicts)")
+    }
+
+    /// The rhombus fitted to a rhombus is that rhombus, corner for corner in its order.
+    @Test func theRhombusOfARhombusIsItself() {
+        let corners = Self.rhombus(ratio: 2.5, size: 240, rotation: 1.1, start: 1, reversed: true)
+        let fitted = PolygonFit.rhombus(matching: corners)
+        for (a, b) in zip(fitted, corners) { #expect(a.distance(to: b) < 1e-9, "\(fitted) \(corners)") }
     }
 
     /// A triangle whose rounded corner the four-run split reads as a short fourth side is a

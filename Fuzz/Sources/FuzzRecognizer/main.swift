@@ -1,5 +1,6 @@
 import CanvasCore
 import CanvasGeometry
+import Foundation
 import FuzzDriver
 
 /// Any bytes as a stroke, as a page or an embedding app may hand one to the recogniser: the
@@ -7,7 +8,8 @@ import FuzzDriver
 /// 16-bit coordinates times the scale (a grid, so the fuzzer finds repeated, collinear and
 /// square-cornered points at once; the scales reach where squares overflow or vanish).
 /// Recognition never crashes; its shape has finite points, as many as its kind has (none
-/// for no shape, a closed polygon of at least 32 sides for an ellipse); and `recognize`
+/// for no shape, a closed polygon of at least 32 sides for an ellipse, four equal sides for
+/// a diamond); and `recognize`
 /// decides as `explain` says, though it stops matching as soon as a shape cannot win.
 func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data, size >= 1 else { return 0 }
@@ -34,11 +36,18 @@ func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         case .line: shape.points.count == 2
         case .triangle: shape.points.count == 4 && isClosed
         case .rectangle: shape.points.count == 5 && isClosed
+        case .diamond: shape.points.count == 5 && isClosed && hasEqualSides(shape.points)
         case .arrow: shape.points.count == 5
         case .ellipse: shape.points.count >= 33 && isClosed
         }
     guard expected else { fatalError("a \(shape.kind) of \(shape.points.count) points: \(shape.points)") }
     return 0
+}
+
+/// Whether the closed polygon `points` has sides of one length, to rounding.
+func hasEqualSides(_ points: [Point]) -> Bool {
+    let lengths = zip(points, points.dropFirst()).map { hypot($1.x - $0.x, $1.y - $0.y) }
+    return lengths.max()! - lengths.min()! <= 1e-9 * lengths.max()!
 }
 
 runFuzzer { data, size in fuzzRecognizer(data, size) }

@@ -1,10 +1,10 @@
 import CanvasCore
 import Foundation
 
-/// Triangles and rectangles fitted to a closed stroke: the stroke is split into three or
-/// four straight runs (`StraightRunPartition`), one per side, and each side is the best
-/// line through its run, so the corners are where the drawn sides meet, wherever the pen
-/// rounded them off.
+/// Triangles, rectangles and diamonds fitted to a closed stroke: the stroke is split into
+/// three or four straight runs (`StraightRunPartition`), one per side, and each side is
+/// the best line through its run, so the corners are where the drawn sides meet, wherever
+/// the pen rounded them off.
 struct PolygonFit {
     private let stroke: [Point]
     private let partition: StraightRunPartition
@@ -29,11 +29,27 @@ struct PolygonFit {
         return closed(corners)
     }
 
-    /// Why four runs of a stroke make no rectangle.
-    enum RectangleRefusal: Error {
+    /// What a quadrilateral may be: how far from square a rectangle's corners may be drawn
+    /// (radians), how unequal its opposite sides, and which quadrilaterals are diamonds.
+    struct QuadrilateralTolerances {
+        /// The most any corner of a rectangle may be from a right angle.
+        var skew: Double
+        /// The least ratio of the shorter of two opposite sides to the longer.
+        var oppositeSideRatio: Double
+        /// A quadrilateral whose four sides are all at least `diamondSideRatio` of the
+        /// longest and whose corners are on average further from square than the lower
+        /// bound of `diamondSkew` is a diamond (a rhombus), refused beyond the upper bound;
+        /// nil: no diamonds.
+        var diamondSkew: ClosedRange<Double>?
+        var diamondSideRatio: Double = 1
+    }
+
+    /// Why four runs of a stroke make no quadrilateral.
+    enum QuadrilateralRefusal: Error {
         /// Too short to split, or two neighbouring sides parallel.
         case noCorners
-        /// A corner further than the skew tolerance from a right angle.
+        /// A corner further than the skew tolerance from a right angle, on a quadrilateral
+        /// that is not a diamond (or a diamond skewed beyond its tolerance).
         case skewedCorner
         /// Two opposite sides whose lengths differ by more than the ratio allows: a
         /// trapezoid (a triangle whose rounded corner the split made a fourth side), where
@@ -41,34 +57,55 @@ struct PolygonFit {
         case unequalOppositeSides
     }
 
-    /// A rectangle fitted to four runs of the stroke: `drawn`, the quadrilateral where the
-    /// four drawn sides meet, and `rectangle`, the right-angled rectangle (any rotation)
-    /// that best matches them, both as corners in drawing order starting with the one
-    /// nearest the stroke's start, repeated at the end. Refused when some corner of `drawn`
-    /// is more than `skewTolerance` (radians) from a right angle, or when the shorter of
-    /// two opposite sides of `drawn` is less than `oppositeSideRatio` of the longer.
+    /// A quadrilateral fitted to four runs of the stroke: `drawn`, the quadrilateral where
+    /// the four drawn sides meet, and `replacement`, the shape that replaces it, both as
+    /// corners in drawing order starting with the one nearest the stroke's start, repeated
+    /// at the end.
+    struct Quadrilateral {
+        /// `.rectangle` or `.diamond`.
+        var kind: ShapeKind
+        var drawn: [Point]
+        var replacement: [Point]
+    }
+
+    /// The quadrilateral of four runs of the stroke, as a rectangle or a diamond.
     ///
-    /// The rectangle's orientation is the length-weighted mean of the four sides'
+    /// A diamond when `drawn` has four sides of about one length and corners on average
+    /// further from square than `diamondSkew`'s lower bound (and within its upper): the
+    /// rhombus whose diagonals best match `drawn`'s (`rhombus(matching:)`). Otherwise a
+    /// rectangle, refused when some corner of `drawn` is more than `skew` from a right
+    /// angle, or when the shorter of two opposite sides is less than `oppositeSideRatio`
+    /// of the longer: the right-angled rectangle (any rotation) that best matches the
+    /// drawn sides. Its orientation is the length-weighted mean of the four sides'
     /// directions taken modulo 90° (averaging the directions' angles multiplied by four),
     /// and each side sits at the mean offset of its run.
-    func rectangle(
-        skewTolerance: Double, oppositeSideRatio: Double
-    ) -> Result<(drawn: [Point], rectangle: [Point]), RectangleRefusal> {
+    func quadrilateral(_ tolerances: QuadrilateralTolerances) -> Result<Quadrilateral, QuadrilateralRefusal> {
         guard let (sides, runLengths) = sides(4) else { return .failure(.noCorners) }
         var drawn: [Point] = []
+        drawn.reserveCapacity(4)
+        var skews = SIMD4<Double>()
         for k in 0..<4 {
             let (a, b) = (sides[(k + 3) % 4].direction, sides[k].direction)
             // The angle between the two lines, in [0, π/2].
-            let angle = atan2(abs(a.cross(b)), abs(a.dot(b)))
-            guard angle >= Double.pi / 2 - skewTolerance else { return .failure(.skewedCorner) }
+            skews[k] = Double.pi / 2 - atan2(abs(a.cross(b)), abs(a.dot(b)))
             guard let corner = sides[(k + 3) % 4].intersection(with: sides[k]) else { return .failure(.noCorners) }
             drawn.append(corner)
         }
         var lengths = SIMD4<Double>()
         for k in 0..<4 { lengths[k] = drawn[k].distance(to: drawn[(k + 1) % 4]) }
-        for k in 0..<2 where min(lengths[k], lengths[k + 2]) < oppositeSideRatio * max(lengths[k], lengths[k + 2]) {
+        for k in 0..<2
+        where min(lengths[k], lengths[k + 2]) < tolerances.oppositeSideRatio * max(lengths[k], lengths[k + 2]) {
             return .failure(.unequalOppositeSides)
         }
+        let meanSkew = skews.sum() / 4
+        if let diamondSkew = tolerances.diamondSkew, meanSkew > diamondSkew.lowerBound,
+            lengths.min() >= tolerances.diamondSideRatio * lengths.max()
+        {
+            guard meanSkew <= diamondSkew.upperBound else { return .failure(.skewedCorner) }
+            let rhombus = Self.rhombus(matching: drawn)
+            return .success(Quadrilateral(kind: .diamond, drawn: closed(drawn), replacement: closed(rhombus)))
+        }
+        guard skews.max() <= tolerances.skew else { return .failure(.skewedCorner) }
         var sum = Point(x: 0, y: 0)
         for (side, weight) in zip(sides, runLengths) {
             let angle = 4 * atan2(side.direction.y, side.direction.x)
@@ -87,7 +124,32 @@ struct PolygonFit {
             let (alongU, alongV) = (k % 2 == 0) == firstPairAlongU ? (b, a) : (a, b)
             return u * alongV.centroid.dot(u) + v * alongU.centroid.dot(v)
         }
-        return .success((closed(drawn), closed(corners)))
+        return .success(Quadrilateral(kind: .rectangle, drawn: closed(drawn), replacement: closed(corners)))
+    }
+
+    /// The rhombus (four equal sides, perpendicular diagonals that halve each other) that
+    /// best matches the quadrilateral `corners` (4, in order): centred on their mean, its
+    /// diagonals along the length-weighted mean direction of the quadrilateral's diagonals
+    /// (the second turned a right angle back), each as long as its counterpart's extent in
+    /// that direction; its corners in the same order.
+    static func rhombus(matching corners: [Point]) -> [Point] {
+        let center = (corners[0] + corners[1] + corners[2] + corners[3]) / 4
+        let (first, second) = (corners[2] - corners[0], corners[3] - corners[1])
+        // Directions modulo 180° averaged as doubled angles, each weighted by its length
+        // relative to the longer (no squares, which overflow); the second diagonal turned
+        // back by 90° (its doubled angle by 180°: negated).
+        let (firstLength, secondLength) = (hypot(first.x, first.y), hypot(second.x, second.y))
+        let longer = max(firstLength, secondLength, .leastNormalMagnitude)
+        let doubled = { (d: Point, length: Double) in
+            let angle = 2 * atan2(d.y, d.x)
+            return Point(x: cos(angle), y: sin(angle)) * (length / longer)
+        }
+        let sum = doubled(first, firstLength) - doubled(second, secondLength)
+        let angle = atan2(sum.y, sum.x) / 2
+        let u = Point(x: cos(angle), y: sin(angle))
+        let v = Point(x: -u.y, y: u.x)
+        let (a, b) = (first.dot(u) / 2, second.dot(v) / 2)
+        return [center - u * a, center - v * b, center + u * a, center + v * b]
     }
 
     /// A right-angled rectangle fitted without splitting the stroke into runs, for when

@@ -1,7 +1,8 @@
 public import CanvasCore
 import Foundation
 
-/// Recognises lines, rectangles, ellipses, triangles and arrows in hand-drawn strokes.
+/// Recognises lines, rectangles, diamonds, ellipses, triangles and arrows in hand-drawn
+/// strokes.
 ///
 /// Every shape is a hypothesis: the stroke is fitted as each kind in turn, and the fit is
 /// compared with the stroke (`OutlineMatch`). A shape is reported only when the stroke
@@ -105,12 +106,29 @@ public enum ShapeRecognizer {
     /// A hand-drawn rectangle's corners may be this far from right angles (radians); the
     /// rectangle that replaces it has right angles.
     static let skewTolerance = 40 * Double.pi / 180
+    /// A quadrilateral whose four sides are all at least this fraction of the longest (the
+    /// least ratio that two sides drawn to one length reach: the development subjects'
+    /// rectangles' opposite sides, as for `oppositeSideRatio`) ...
+    static let diamondSideRatio = 0.6
+    /// ... and whose corners are on average further from square than the lower bound of
+    /// this (radians) is a diamond, a rhombus that keeps its proportions (a flowchart's
+    /// decision, a 2:1 diamond, is skewed 37°), refused beyond the upper bound. Below the
+    /// lower bound it is a rectangle: people skew their squares, and a skewed square is a
+    /// rhombus. The bound is the least multiple of 5° above every development subject's
+    /// rectangle whose sides are within `diamondSideRatio` (32.4° at most, sheared by hand
+    /// and by 20° more), so that none of them becomes a diamond.
+    static let diamondSkew = (35 * Double.pi / 180)...(60 * Double.pi / 180)
     /// ... and the shorter of two opposite sides at least this fraction of the longer: a
     /// sheared rectangle keeps opposite sides of one length, while a triangle whose rounded
     /// corner the four-run split made a short fourth side is a trapezoid (hand-drawn
     /// rectangles of the development subjects: 0.60 at the least, as drawn, lengthened or
     /// stretched).
     static let oppositeSideRatio = 0.5
+
+    /// The tolerances above, as `PolygonFit` takes them.
+    static let quadrilateralTolerances = PolygonFit.QuadrilateralTolerances(
+        skew: skewTolerance, oppositeSideRatio: oppositeSideRatio, diamondSkew: diamondSkew,
+        diamondSideRatio: diamondSideRatio)
     /// How much of a polygon's outline, both sides of a corner together and as a share of
     /// the stroke's length, the stroke may leave undrawn where it rounds the corner off
     /// between consecutive points (`OutlineMatch`'s rounded corners). Always for a triangle;
@@ -185,7 +203,7 @@ public enum ShapeRecognizer {
         /// that this follows more closely: always unless this is a polygon; a polygon only
         /// when it follows the stroke more than twice as closely (`polygonCloseness`).
         func isCloseEnough(toBeTakenOver ellipse: Candidate) -> Bool {
-            let isPolygon = shape.kind == .rectangle || shape.kind == .triangle
+            let isPolygon = shape.kind == .rectangle || shape.kind == .diamond || shape.kind == .triangle
             guard ellipse.shape.kind == .ellipse, isPolygon else { return true }
             return match.rmsDistance < polygonCloseness * ellipse.match.rmsDistance
         }
@@ -306,7 +324,7 @@ public enum ShapeRecognizer {
             // closely than the ellipse fitted to it, but which it does not trace: its corners
             // may be rounded. (The sides of a lumpy circle, which traces a square's sides no
             // further than a rounded one, bulge away from them.)
-            if kind == .rectangle, candidate.failedTest?.isTracing == true,
+            if kind == .rectangle || kind == .diamond, candidate.failedTest?.isTracing == true,
                 candidate.match.rmsDistance <= min(lineRMSTolerance * pointsSize, closest)
             {
                 let ellipseDistance = distanceFromEllipse()
@@ -315,6 +333,12 @@ public enum ShapeRecognizer {
                 candidate.cornerRounding = (isRounded, ellipseDistance)
             }
             return candidate
+        }
+        /// A quadrilateral's candidate: a rectangle matched with the sides as drawn (sheared
+        /// within the skew tolerance), a diamond with the rhombus that replaces it.
+        func quadrilateral(_ fit: PolygonFit.Quadrilateral, following followed: Followed? = nil) -> Candidate {
+            let sides = fit.kind == .rectangle ? fit.drawn : fit.replacement
+            return candidate(fit.kind, fit.replacement, sides: .edges(of: sides), following: followed)
         }
         /// How closely the stroke follows the ellipse fitted to it, passing or not: the RMS
         /// distance, a fraction of its size (infinity when no ellipse fits it), computed when
@@ -363,7 +387,6 @@ public enum ShapeRecognizer {
             if let corner = corner(of: followed.points, beyond: ellipse) {
                 if corneredEllipse == nil { corneredEllipse = (ellipse, followed) }
                 guard !decidingOnly else { return (nil, nil) }
-                let degrees = { (angle: Double) in Int((angle * 180 / .pi).rounded()) }
                 let at = Int((100 * Double(corner.index) / Double(followed.points.count - 1)).rounded())
                 return (
                     nil,
@@ -408,8 +431,8 @@ public enum ShapeRecognizer {
         } else {
             note(.triangle, "no three straight runs meet in corners")
         }
-        let fit = polygons.rectangle(skewTolerance: skewTolerance, oppositeSideRatio: oppositeSideRatio)
-        let split = (try? fit.get()).map { candidate(.rectangle, $0.rectangle, sides: .edges(of: $0.drawn)) }
+        let fit = polygons.quadrilateral(quadrilateralTolerances)
+        let split = (try? fit.get()).map { quadrilateral($0) }
         if let split, split.isAccepted { closest = min(closest, split.match.rmsDistance) }
         // When that split fails or misses a side (on long rectangles, whose short sides are
         // cut off as hooks or folded into a long side's run), the right-angled rectangle of
@@ -427,11 +450,9 @@ public enum ShapeRecognizer {
         // cuts off when the stroke starts or ends along it.
         var untrimmedSplit: Candidate?
         if isTrimmed, closest == .infinity, let failed = oriented?.failedTest, failed.isTracing,
-            case .success(let fit) = PolygonFit(whole).rectangle(
-                skewTolerance: skewTolerance, oppositeSideRatio: oppositeSideRatio)
+            case .success(let fit) = PolygonFit(whole).quadrilateral(quadrilateralTolerances)
         {
-            untrimmedSplit = candidate(
-                .rectangle, fit.rectangle, sides: .edges(of: fit.drawn), following: prepared.untrimmed)
+            untrimmedSplit = quadrilateral(fit, following: prepared.untrimmed)
         }
         result += [split, untrimmedSplit, oriented].compactMap { $0 }
         if case .failure(let refusal) = fit {
@@ -502,11 +523,8 @@ public enum ShapeRecognizer {
             let followed = Self.followed(loop)
             let polygons = PolygonFit(loop)
             if let triangle = polygons.triangle() { result.append(candidate(.triangle, triangle, following: followed)) }
-            if case .success(let rectangle) = polygons.rectangle(
-                skewTolerance: skewTolerance, oppositeSideRatio: oppositeSideRatio)
-            {
-                result.append(
-                    candidate(.rectangle, rectangle.rectangle, sides: .edges(of: rectangle.drawn), following: followed))
+            if case .success(let fit) = polygons.quadrilateral(quadrilateralTolerances) {
+                result.append(quadrilateral(fit, following: followed))
             }
             // The ellipse again on the curve through the pen's points, when it differs.
             let curvedLoop = isCurved ? closedLoop(of: curved.stroke, size: curved.size) : loop
@@ -564,18 +582,23 @@ public enum ShapeRecognizer {
         }
     }
 
-    /// Why the four straight runs make no rectangle, in words (for `explain`).
-    static func reason(_ refusal: PolygonFit.RectangleRefusal) -> String {
+    /// Why the four straight runs make no rectangle or diamond, in words (for `explain`).
+    static func reason(_ refusal: PolygonFit.QuadrilateralRefusal) -> String {
         switch refusal {
         case .noCorners:
             "no four straight runs meet in corners"
         case .skewedCorner:
-            "the four straight runs meet at a corner more than \(Int((skewTolerance * 180 / .pi).rounded()))° from square"
+            "the four straight runs meet at a corner more than \(degrees(skewTolerance))° from square, and make no "
+                + "diamond (sides of about one length, corners \(degrees(diamondSkew.lowerBound))-"
+                + "\(degrees(diamondSkew.upperBound))° from square on average)"
         case .unequalOppositeSides:
             "two opposite sides of the four straight runs differ in length by more than "
                 + "\(Int((1 / oppositeSideRatio).rounded())):1 (a trapezoid)"
         }
     }
+
+    /// `angle` (radians) in whole degrees, as `explain` prints it.
+    static func degrees(_ angle: Double) -> Int { Int((angle * 180 / .pi).rounded()) }
 
     /// How much more sharply than a circle of the same length a stroke may turn before the
     /// turn is a corner: the stroke must not turn more than this beyond what its fitted
