@@ -358,7 +358,8 @@ public enum ShapeRecognizer {
             }
             let found =
                 if let (candidate, followed) = fittedEllipse {
-                    candidate.match.isGivenUp ? distance(from: candidate.shape.points, of: followed) : candidate.relativeRMS
+                    candidate.match.isGivenUp
+                        ? distance(from: candidate.shape.points, of: followed) : candidate.relativeRMS
                 } else if let (ellipse, followed) = corneredEllipse {
                     distance(from: Self.outline(of: ellipse), of: followed)
                 } else {
