@@ -84,8 +84,8 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // Recognising a finished 200-point stroke (issue 14: under 50 µs): a circle, a
-    // rectangle, a scribble and a rectangle with rounded corners as a pen samples them, with
-    // a deterministic wobble.
+    // rectangle, a scribble, a rectangle with rounded corners and a 2.4:1 diamond as a pen
+    // samples them, with a deterministic wobble.
     for (name, stroke) in recognitionStrokes(points: 200) {
         Benchmark("recognition: a 200-point \(name)") { benchmark in
             for _ in benchmark.scaledIterations {
@@ -226,20 +226,26 @@ func recognitionStrokes(points count: Int) -> [(String, [Point])] {
         let radius = 200 + wobble(k)
         return Point(x: 300 + radius * cos(angle), y: 300 + radius * sin(angle))
     }
-    let corners = [Point(x: 0, y: 0), Point(x: 400, y: 0), Point(x: 400, y: 250), Point(x: 0, y: 250), Point(x: 0, y: 0)]
-    let rectangle = (0..<count).map { k -> Point in
-        let t = 4 * Double(k) / Double(count - 1)
-        let side = min(3, Int(t))
-        let p = corners[side].interpolated(to: corners[side + 1], at: t - Double(side))
-        return Point(x: p.x + wobble(k), y: p.y + wobble(k + 50))
+    /// Round the closed quadrilateral through `corners` (x, y), at an even pace.
+    func quadrilateral(_ corners: [(Double, Double)]) -> [Point] {
+        let corners = (corners + [corners[0]]).map { Point(x: $0.0, y: $0.1) }
+        return (0..<count).map { k -> Point in
+            let t = 4 * Double(k) / Double(count - 1)
+            let side = min(3, Int(t))
+            let p = corners[side].interpolated(to: corners[side + 1], at: t - Double(side))
+            return Point(x: p.x + wobble(k), y: p.y + wobble(k + 50))
+        }
     }
+    let rectangle = quadrilateral([(0, 0), (400, 0), (400, 250), (0, 250)])
+    // Corners 45° from square: a diamond (`ShapeRecognizer.diamondSkew`).
+    let diamond = quadrilateral([(0, 100), (240, 0), (480, 100), (240, 200)])
     let scribble = (0..<count).map { k -> Point in
         let t = Double(k) / Double(count - 1)
         return Point(x: 400 * t + 60 * sin(t * 31), y: 150 * sin(t * 11) + 40 * cos(t * 23))
     }
     return [
         ("circle", circle), ("rectangle", rectangle), ("scribble", scribble),
-        ("rectangle with rounded corners", roundedRectangle(points: count, wobble: wobble)),
+        ("rectangle with rounded corners", roundedRectangle(points: count, wobble: wobble)), ("diamond", diamond),
     ]
 }
 
