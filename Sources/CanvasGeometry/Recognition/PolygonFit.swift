@@ -36,12 +36,11 @@ struct PolygonFit {
         var skew: Double
         /// The least ratio of the shorter of two opposite sides to the longer.
         var oppositeSideRatio: Double
-        /// A quadrilateral whose four sides are all at least `diamondSideRatio` of the
-        /// longest and whose corners are on average further from square than the lower
-        /// bound of `diamondSkew` is a diamond (a rhombus), refused beyond the upper bound;
-        /// nil: no diamonds.
-        var diamondSkew: ClosedRange<Double>?
-        var diamondSideRatio: Double = 1
+        /// A quadrilateral whose four sides are all at least `sideRatio` of the longest and
+        /// whose corners are on average further from square (radians) than the lower bound
+        /// of `skew` is a diamond (a rhombus), refused beyond the upper bound; nil: no
+        /// diamonds.
+        var diamond: (sideRatio: Double, skew: ClosedRange<Double>)? = nil
     }
 
     /// Why four runs of a stroke make no quadrilateral.
@@ -71,7 +70,7 @@ struct PolygonFit {
     /// The quadrilateral of four runs of the stroke, as a rectangle or a diamond.
     ///
     /// A diamond when `drawn` has four sides of about one length and corners on average
-    /// further from square than `diamondSkew`'s lower bound (and within its upper): the
+    /// further from square than `diamond.skew`'s lower bound (and within its upper): the
     /// rhombus whose diagonals best match `drawn`'s (`rhombus(matching:)`). Otherwise a
     /// rectangle, refused when some corner of `drawn` is more than `skew` from a right
     /// angle, or when the shorter of two opposite sides is less than `oppositeSideRatio`
@@ -98,10 +97,10 @@ struct PolygonFit {
             return .failure(.unequalOppositeSides)
         }
         let meanSkew = skews.sum() / 4
-        if let diamondSkew = tolerances.diamondSkew, meanSkew > diamondSkew.lowerBound,
-            lengths.min() >= tolerances.diamondSideRatio * lengths.max()
+        if let diamond = tolerances.diamond, meanSkew > diamond.skew.lowerBound,
+            lengths.min() >= diamond.sideRatio * lengths.max()
         {
-            guard meanSkew <= diamondSkew.upperBound else { return .failure(.skewedCorner) }
+            guard meanSkew <= diamond.skew.upperBound else { return .failure(.skewedCorner) }
             let rhombus = Self.rhombus(matching: drawn)
             return .success(Quadrilateral(kind: .diamond, drawn: closed(drawn), replacement: closed(rhombus)))
         }

@@ -127,8 +127,7 @@ public enum ShapeRecognizer {
 
     /// The tolerances above, as `PolygonFit` takes them.
     static let quadrilateralTolerances = PolygonFit.QuadrilateralTolerances(
-        skew: skewTolerance, oppositeSideRatio: oppositeSideRatio, diamondSkew: diamondSkew,
-        diamondSideRatio: diamondSideRatio)
+        skew: skewTolerance, oppositeSideRatio: oppositeSideRatio, diamond: (diamondSideRatio, diamondSkew))
     /// How much of a polygon's outline, both sides of a corner together and as a share of
     /// the stroke's length, the stroke may leave undrawn where it rounds the corner off
     /// between consecutive points (`OutlineMatch`'s rounded corners). Always for a triangle;
