@@ -432,6 +432,55 @@ struct RecognitionTests {
         #expect(ShapeRecognizer.recognize(Self.roundedRectangle(seed: seed, over: 0.05)).kind == .ellipse)
     }
 
+    /// A rectangle of 1:1 to 2.5:1 whose sides wave as a hurried hand makes them: each side
+    /// swings out and back in by `amplitude` of the rectangle's diagonal, one full wave a
+    /// side, drawn from the middle of the top side round.
+    static func wavyRectangle(seed: UInt64, amplitude: Double) -> [Point] {
+        var pen = SyntheticPen(seed: seed, jitter: 0.6)
+        let (width, turn) = (300.0, pen.random(in: 0...(2 * .pi)))
+        let height = width / pen.random(in: 1...2.5)
+        let wave = amplitude * (width * width + height * height).squareRoot()
+        let corners = [(1.0, -1.0), (1, 1), (-1, 1), (-1, -1)].map { Point(x: $0 * width / 2, y: $1 * height / 2) }
+        let start = Point(x: 0, y: -height / 2)
+        let sides = [(start, corners[0])] + (0..<4).map { (corners[$0], corners[($0 + 1) % 4]) } + [(corners[3], start)]
+        var waypoints = [start]
+        for (index, (from, to)) in sides.enumerated() {
+            let along = to - from
+            var outward = Point(x: along.y, y: -along.x) / along.distance(to: Point(x: 0, y: 0))
+            if outward.x * (from.x + to.x) + outward.y * (from.y + to.y) < 0 { outward = outward * -1 }
+            for step in 1...12 {
+                let t = Double(step) / 12
+                // The first and last pieces are halves of the top side: the wave runs on.
+                let phase = index == 0 ? 0.5 + t / 2 : index == sides.count - 1 ? t / 2 : t
+                waypoints.append(from.interpolated(to: to, at: t) + outward * (wave * sin(2 * .pi * phase)))
+            }
+        }
+        return pen.stroke(through: waypoints.map { Point(x: 300, y: 300) + rotated($0, by: turn) }, samples: 120)
+    }
+
+    /// A closed shape may stray further on average than an arrow (`closedShapeRMSTolerance`,
+    /// 0.055 of its size, where an arrow's is 0.05): rectangles whose sides wave by 0.13 of
+    /// their diagonal follow their rectangle at 0.049-0.061, and each within the closed
+    /// shapes' tolerance is a rectangle, those beyond it left alone. At least eight of the
+    /// 24 stray further than an arrow may (all of those were left alone before).
+    @Test func wavyRectanglesWithinTheClosedShapesTolerance() {
+        var beyondTheArrowsTolerance = 0
+        for seed in UInt64(1)...24 {
+            let stroke = Self.wavyRectangle(seed: seed, amplitude: 0.13)
+            let explanation = ShapeRecognizer.explain(stroke)
+            // The closest of the rectangles tried (the four straight runs', the dominant direction's).
+            guard let rms = explanation.hypotheses.filter({ $0.kind == .rectangle }).compactMap(\.rmsDistance).min()
+            else {
+                Issue.record("seed \(seed): no rectangle was fitted")
+                continue
+            }
+            let expected: ShapeKind = rms <= ShapeRecognizer.closedShapeRMSTolerance ? .rectangle : .none
+            #expect(ShapeRecognizer.recognize(stroke).kind == expected, "seed \(seed): RMS distance \(rms)")
+            if rms > ShapeRecognizer.rmsTolerance && expected == .rectangle { beyondTheArrowsTolerance += 1 }
+        }
+        #expect(beyondTheArrowsTolerance >= 8)
+    }
+
     /// A lumpy loop: five strokes of the hand round an oval (a pentagon whose corners lie on
     /// an ellipse of 1:1 to 1.4:1, each up to 17° from evenly spaced), rounded off over
     /// 1.2-2 % of the stroke, as people draw small ovals, note heads and the circle of a null

@@ -88,10 +88,16 @@ public enum ShapeRecognizer {
     /// ... and no point farther than this fraction (30 px for a 500 px line; the original
     /// app allowed 20 px whatever the length).
     static let lineDistanceTolerance = 0.06
-    /// Other shapes: the root-mean-square distance from the stroke may be at most this
-    /// fraction of the stroke's size. Hand-drawn sides wobble and corners get rounded;
-    /// letters and scribbles stray much farther from any shape.
+    /// An arrow: the root-mean-square distance from the stroke may be at most this fraction
+    /// of the stroke's size (also how far outside a closed loop the lead-in or run-out cut
+    /// off from it may lie). Letters and scribbles stray much farther from any shape.
     static let rmsTolerance = 0.05
+    /// A closed shape (ellipse, rectangle, diamond, triangle): the root-mean-square distance
+    /// from the stroke may be at most this fraction of its size. Closed outlines are harder
+    /// to draw than an arrow's straight strokes: sides wobble, corners get rounded. The
+    /// largest value on a 0.005 grid that takes no further development stroke for a shape
+    /// it is not (0.05, `rmsTolerance`, before; docs/recognition.md).
+    static let closedShapeRMSTolerance = 0.055
     /// Other shapes: no point of the stroke may be farther than this fraction of its size
     /// from the shape (nor an arrow's shaft from straight). A fast hand overshoots a corner
     /// or swings wide on one side; the largest value on a 0.025 grid that takes no further
@@ -226,12 +232,18 @@ public enum ShapeRecognizer {
             var isTracing: Bool { self == .drawnFraction || self == .leastDrawnSide }
         }
 
-        /// The RMS and largest-distance tolerances for this shape (a line's are closer).
+        /// The RMS and largest-distance tolerances for this shape (a line's are closer, a
+        /// closed shape's RMS distance looser).
         var distanceLimits: (rms: Double, largest: Double) { Self.distanceLimits(of: shape.kind) }
 
-        /// The RMS and largest-distance tolerances for a shape of `kind`.
+        /// The RMS and largest-distance tolerances for a shape of `kind` (`none` is never
+        /// matched; it has the arrow's).
         static func distanceLimits(of kind: ShapeKind) -> (rms: Double, largest: Double) {
-            kind == .line ? (lineRMSTolerance, lineDistanceTolerance) : (rmsTolerance, distanceTolerance)
+            switch kind {
+            case .line: (lineRMSTolerance, lineDistanceTolerance)
+            case .ellipse, .rectangle, .diamond, .triangle: (closedShapeRMSTolerance, distanceTolerance)
+            case .arrow, .none: (rmsTolerance, distanceTolerance)
+            }
         }
 
         /// The match of `stroke` (of size `size` and length `length`) with a shape of `kind`
