@@ -53,7 +53,7 @@ struct RecognitionEvaluationTests {
         for outcome in Self.outcomes where outcome.variant == "as drawn" {
             let row = outcome.expected == .none ? outcome.label : outcome.expected.rawValue
             singleStroke[row, default: [:]][outcome.recognised, default: 0] += 1
-            if outcome.recognised != .none && outcome.recognised != outcome.expected {
+            if outcome.isFalse {
                 falseRecognitions.append(
                     "\(outcome.label) (subject \(outcome.subject), \(outcome.speed)) as \(outcome.recognised)")
             }
@@ -125,8 +125,11 @@ struct RecognitionEvaluationTests {
         // hook trimming cut off an end of a long ellipse.
         "ellipses 1.5:1 to 6:1, any rotation": [.ellipse: 0.95],
         // 0.68 and 0.98 before the split of the whole stroke (a short side cut off as a hook).
-        "rectangles stretched 1.5:1 to 4:1, any rotation": [.rectangle: 0.73],
-        "rectangles stretched 1.5:1 to 4:1 whose corners stay within 40° of square": [.rectangle: 0.90],
+        // Since parallelograms (2026-11-27, sixth session) the rectangles stretched past the
+        // skew tolerance are expected to be parallelograms (a rectangle is right too): the
+        // rectangles' floor is that of those within it (0.86 before the closed shapes' RMS
+        // tolerance, 0.90 after), the parallelograms' what was first measured.
+        "rectangles stretched 1.5:1 to 4:1, any rotation": [.rectangle: 0.93, .parallelogram: 0.18],
         "rectangles with sides lengthened 1.5 to 4 times, any rotation": [.rectangle: 1.0],
         "squares and diamonds (rotated rectangles)": [.rectangle: 0.93],
         // 0.91 before distanceTolerance went from 0.2 to 0.225.
@@ -156,17 +159,24 @@ struct RecognitionEvaluationTests {
         var subject: String
         var expected: ShapeKind
         var recognised: ShapeKind
-        /// For a stretched rectangle: whether its corners stay within the skew tolerance
-        /// (`stretchedSkew`); nil for every other stroke.
-        var withinSkewTolerance: Bool? = nil
+        /// Another shape that is as right as `expected` (a stretched rectangle's reading as a
+        /// rectangle or a parallelogram); nil for most strokes.
+        var alsoRight: ShapeKind? = nil
+
+        /// Recognised as it should be.
+        var isRight: Bool { recognised == expected || recognised == alsoRight }
+        /// Recognised as a shape it is not.
+        var isFalse: Bool { recognised != .none && !isRight }
     }
 
-    /// The stretched rectangles whose corners stay within `ShapeRecognizer.skewTolerance` of
-    /// square: a report of the strokes of that variant, not more strokes.
-    static let stretchedWithinTolerance = (
-        of: "rectangles stretched 1.5:1 to 4:1, any rotation",
-        variant: "rectangles stretched 1.5:1 to 4:1 whose corners stay within 40° of square"
-    )
+    /// The variant whose rectangles become parallelograms when stretching takes a corner
+    /// further from square than `ShapeRecognizer.skewTolerance` (`stretchedSkew`): those
+    /// are expected to be parallelograms (until 2026-11-27, sixth session, the table
+    /// reported the others apart, as "whose corners stay within 40° of square"). Either
+    /// reading is right for every stroke of it: the skew is measured on the sample's
+    /// quadrilateral stretched, the recogniser measures its own on the stretched stroke, and
+    /// near 40° the two disagree either way.
+    static let stretchedRectangles = "rectangles stretched 1.5:1 to 4:1, any rotation"
 
     /// How far from square (radians) the worst corner of a rectangle drawn as `points`
     /// becomes when stretched `aspect` times along x: its drawn quadrilateral (the four
@@ -346,10 +356,11 @@ struct RecognitionEvaluationTests {
                                 ? Double(turn) * .pi / 4 + Double.random(in: -0.1...0.1, using: &rng)
                                 : Double.random(in: 0..<(2 * .pi), using: &rng)
                             var transformedOutcome = outcome(transformation.variant, transformation.expected)
-                            if transformation.variant == stretchedWithinTolerance.of {
-                                transformedOutcome.withinSkewTolerance =
-                                    stretchedSkew(points, aspect: aspect).map { $0 <= ShapeRecognizer.skewTolerance }
-                                    ?? false
+                            if transformation.variant == stretchedRectangles {
+                                let skew = stretchedSkew(points, aspect: aspect) ?? 0
+                                let isSkewed = skew > ShapeRecognizer.skewTolerance
+                                transformedOutcome.expected = isSkewed ? .parallelogram : .rectangle
+                                transformedOutcome.alsoRight = isSkewed ? .rectangle : .parallelogram
                             }
                             work.append(
                                 (
@@ -414,7 +425,7 @@ struct RecognitionEvaluationTests {
             let key = group(outcome)
             var cell = cells[outcome.variant, default: [:]][outcome.expected, default: [:]][key] ?? (0, 0)
             cell.all += 1
-            if outcome.recognised == outcome.expected { cell.right += 1 }
+            if outcome.isRight { cell.right += 1 }
             cells[outcome.variant, default: [:]][outcome.expected, default: [:]][key] = cell
         }
         return cells
@@ -443,23 +454,15 @@ struct RecognitionEvaluationTests {
     @Test(.enabled(if: isDataPresent, "the gesture data sets are not in ../shared/data beside the repository"))
     func recognitionBySubjectAsDrawnAndTransformed() {
         let outcomes = Self.outcomes
-        let withinTolerance = outcomes.compactMap { outcome -> Outcome? in
-            guard outcome.withinSkewTolerance == true else { return nil }
-            var reported = outcome
-            reported.variant = Self.stretchedWithinTolerance.variant
-            return reported
-        }
-        let byVariant = Self.figures(outcomes + withinTolerance)
+        let byVariant = Self.figures(outcomes)
         var lines = [
             "| strokes | class | samples | overall | mean of subjects | worst subject | worst sealed subject "
                 + "| worst development subject | target (worst) |",
             "|---|---|---:|---:|---:|---:|---:|---:|---:|",
         ]
-        var variants =
+        let variants =
             ["as drawn"] + Self.transformations.map(\.variant) + Self.drawingChanges.map(\.variant)
             + ["non-shapes turned, stretched up to 1.5:1"]
-        variants.insert(
-            Self.stretchedWithinTolerance.variant, at: variants.firstIndex(of: Self.stretchedWithinTolerance.of)! + 1)
         func share(_ subject: (subject: String, share: Double)?) -> String {
             subject.map { String(format: "%.1f%% (%@)", 100 * $0.share, $0.subject) } ?? "–"
         }
@@ -474,7 +477,7 @@ struct RecognitionEvaluationTests {
                         share(figure.worstSealed), share(figure.worstDevelopment), 100 * target))
             }
         }
-        let falseRecognitions = outcomes.filter { $0.recognised != .none && $0.recognised != $0.expected }
+        let falseRecognitions = outcomes.filter(\.isFalse)
         print("Recognition by subject (worst subject against the targets of issue 14)")
         print(lines.joined(separator: "\n"))
         print(

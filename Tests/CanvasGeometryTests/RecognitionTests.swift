@@ -119,14 +119,98 @@ struct RecognitionTests {
                 [Point(x: 0, y: 0), Point(x: 300, y: 0), Point(x: 300, y: 153), Point(x: 0, y: 153)], within: 8))
     }
 
-    /// Corners of 45° and 135° make no rectangle, and sides of 300 and 212 no diamond: the
-    /// rhombus of its diagonals misses them.
-    @Test func aParallelogramTooSkewedIsNotARectangle() {
+    /// Corners of 45° and 135° make no rectangle, and sides of 300 and 212 no diamond (the
+    /// rhombus of its diagonals misses them): a parallelogram, its corners where they were
+    /// drawn (left alone before parallelograms were recognised).
+    @Test func aParallelogramTooSkewedForARectangleIsAParallelogram() {
         var pen = SyntheticPen(seed: 5, jitter: 1)
-        let stroke = pen.stroke(through: [
-            Point(x: 0, y: 0), Point(x: 300, y: 0), Point(x: 450, y: 150), Point(x: 150, y: 150), Point(x: 0, y: 0),
-        ])
-        #expect(ShapeRecognizer.recognize(stroke).kind == .none)
+        let corners = [Point(x: 0, y: 0), Point(x: 300, y: 0), Point(x: 450, y: 150), Point(x: 150, y: 150)]
+        let shape = ShapeRecognizer.recognize(pen.stroke(through: corners + [corners[0]]))
+        #expect(shape.kind == .parallelogram)
+        #expect(Self.match(Array(shape.points.dropLast()), corners, within: 6), "\(shape.points)")
+    }
+
+    /// The corners, in drawing order from `start`, of a parallelogram with sides of 1 and
+    /// `1 / ratio` (the longer along x before turning) whose short sides lean `lean` radians
+    /// from square, placed at `size`, `rotation`.
+    static func parallelogram(
+        ratio: Double, lean: Double, size: Double, rotation: Double, start: Int, reversed: Bool
+    ) -> [Point] {
+        let side = Point(x: sin(lean), y: cos(lean)) / ratio
+        let unit = [Point(x: 0, y: 0), Point(x: 1, y: 0), Point(x: 1, y: 0) + side, side]
+        return inDrawingOrder(unit, size: size, rotation: rotation, start: start, reversed: reversed)
+    }
+
+    /// The quadrilateral through `corners` drawn round by `pen` (of a shape `size` across):
+    /// expects it recognised as `kind`, closed, through the corners drawn (within 3 % of
+    /// its size) and starting at the first; nil (the failure recorded) when it is not
+    /// `kind`.
+    static func expectKept(
+        _ kind: ShapeKind, _ corners: [Point], drawnBy pen: inout SyntheticPen, size: Double, _ note: String
+    ) -> RecognizedShape? {
+        let shape = ShapeRecognizer.recognize(pen.stroke(through: corners + [corners[0]], samples: 120))
+        #expect(shape.kind == kind, "\(note)")
+        guard shape.kind == kind else { return nil }
+        #expect(shape.points.count == 5 && shape.points[0] == shape.points[4])
+        #expect(match(Array(shape.points.dropLast()), corners, within: 0.03 * size), "\(note)")
+        #expect(shape.points[0].distance(to: corners[0]) < 0.03 * size, "starts at the first corner drawn")
+        return shape
+    }
+
+    /// The corners `unit` (about 1 across) placed at `size`, `rotation`, in the order a pen
+    /// starting at corner `start` draws them, the other way round when `reversed`.
+    static func inDrawingOrder(
+        _ unit: [Point], size: Double, rotation: Double, start: Int, reversed: Bool
+    ) -> [Point] {
+        let corners = placed(unit, size: size, rotation: rotation, origin: Point(x: 100, y: 100))
+        let ordered = Array(corners[start...] + corners[..<start])
+        return reversed ? ordered.reversed() : ordered
+    }
+
+    /// A parallelogram leaning further than a rectangle may (42-58° from square; a
+    /// flowchart's input or output), with sides 1.8:1 to 2.5:1 (of about one length, it is
+    /// a diamond), at any size and rotation, started at any corner either way round, is a
+    /// parallelogram through the corners drawn, starting at the first, its opposite sides
+    /// equal and parallel (left alone before, or a rectangle: the right-angled rectangle of
+    /// a long one's dominant direction also passes, less than half as close).
+    @Test(arguments: seeds) func parallelogramsKeepTheirShape(seed: UInt64) {
+        var pen = SyntheticPen(seed: seed, jitter: 0)
+        let size = Self.size(&pen)
+        let (ratio, lean) = (pen.random(in: 1.8...2.5), pen.random(in: 42...58) * .pi / 180)
+        pen.jitter = Self.jitter(for: size)
+        let corners = Self.parallelogram(
+            ratio: ratio, lean: lean, size: size, rotation: pen.random(in: 0...(2 * .pi)), start: Int(seed % 4),
+            reversed: seed % 2 == 1)
+        guard
+            let shape = Self.expectKept(
+                .parallelogram, corners, drawnBy: &pen, size: size,
+                "seed \(seed), \(ratio):1 leaning \(lean * 180 / .pi)°")
+        else { return }
+        for k in 0..<2 {
+            let (side, opposite) = (shape.points[k + 1] - shape.points[k], shape.points[k + 2] - shape.points[k + 3])
+            #expect((side - opposite).distance(to: Point(x: 0, y: 0)) < 1e-9 * size, "opposite sides \(k)")
+        }
+    }
+
+    /// Leaning less than a rectangle's corners may (25° from square), a parallelogram is a
+    /// rectangle, as people's slanted rectangles are; a rhombus of sides of one length
+    /// leaning 45° is a diamond, not a parallelogram.
+    @Test func aSlightlyLeaningParallelogramIsARectangleAndAnEquilateralOneADiamond() {
+        var pen = SyntheticPen(seed: 3, jitter: 0.9)
+        let slanted = Self.parallelogram(
+            ratio: 1.6, lean: 25 * .pi / 180, size: 300, rotation: 0.4, start: 0, reversed: false)
+        #expect(ShapeRecognizer.recognize(pen.stroke(through: slanted + [slanted[0]], samples: 120)).kind == .rectangle)
+        let rhombus = Self.parallelogram(
+            ratio: 1, lean: 45 * .pi / 180, size: 300, rotation: 0.4, start: 0, reversed: false)
+        #expect(ShapeRecognizer.recognize(pen.stroke(through: rhombus + [rhombus[0]], samples: 120)).kind == .diamond)
+    }
+
+    /// The parallelogram fitted to a parallelogram is that parallelogram, corner for corner
+    /// in its order.
+    @Test func theParallelogramOfAParallelogramIsItself() {
+        let corners = Self.parallelogram(ratio: 1.8, lean: 0.8, size: 240, rotation: 2.2, start: 2, reversed: true)
+        let fitted = PolygonFit.parallelogram(matching: corners)
+        for (a, b) in zip(fitted, corners) { #expect(a.distance(to: b) < 1e-9, "\(fitted) \(corners)") }
     }
 
     /// The corners, in drawing order from `start`, of a rhombus whose diagonals are `ratio`:1
@@ -135,9 +219,7 @@ struct RecognitionTests {
         let unit = [
             Point(x: -0.5, y: 0), Point(x: 0, y: -0.5 / ratio), Point(x: 0.5, y: 0), Point(x: 0, y: 0.5 / ratio),
         ]
-        var corners = placed(unit, size: size, rotation: rotation, origin: Point(x: 100, y: 100))
-        corners = Array(corners[start...] + corners[..<start])
-        return reversed ? corners.reversed() : corners
+        return inDrawingOrder(unit, size: size, rotation: rotation, start: start, reversed: reversed)
     }
 
     /// A diamond skewed as a rhombus is (diagonals 2.1:1 to 3.4:1, corners 36-54° from
@@ -153,12 +235,8 @@ struct RecognitionTests {
         let corners = Self.rhombus(
             ratio: ratio, size: size, rotation: pen.random(in: 0...(2 * .pi)), start: Int(seed % 4),
             reversed: seed % 2 == 1)
-        let shape = ShapeRecognizer.recognize(pen.stroke(through: corners + [corners[0]], samples: 120))
-        #expect(shape.kind == .diamond, "seed \(seed), \(ratio):1")
-        guard shape.kind == .diamond else { return }
-        #expect(shape.points.count == 5 && shape.points[0] == shape.points[4])
-        #expect(Self.match(Array(shape.points.dropLast()), corners, within: 0.03 * size), "seed \(seed)")
-        #expect(shape.points[0].distance(to: corners[0]) < 0.03 * size, "starts at the first corner drawn")
+        guard let shape = Self.expectKept(.diamond, corners, drawnBy: &pen, size: size, "seed \(seed), \(ratio):1")
+        else { return }
         let sides = (0..<4).map { shape.points[$0].distance(to: shape.points[$0 + 1]) }
         #expect(sides.max()! - sides.min()! < 1e-9 * size, "four equal sides: \(sides)")
         let diagonals = (shape.points[0].distance(to: shape.points[2]), shape.points[1].distance(to: shape.points[3]))
@@ -193,7 +271,7 @@ struct RecognitionTests {
         let kind = ShapeRecognizer.recognize(stroke).kind
         #expect(kind != .diamond && kind != .rectangle, "\(kind)")
         let verdicts = ShapeRecognizer.explain(stroke).hypotheses.filter { $0.kind == .rectangle }.map(\.verdict)
-        let refusal = "make no diamond (sides of about one length, corners 35-60°"
+        let refusal = "make no diamond or parallelogram (corners 35-60°"
         #expect(verdicts.contains { $0.contains(refusal) }, "\(verdicts)")
     }
 

@@ -237,8 +237,11 @@ func recognitionStrokes(points count: Int) -> [(String, [Point])] {
         }
     }
     let rectangle = quadrilateral([(0, 0), (400, 0), (400, 250), (0, 250)])
-    // Corners 45° from square: a diamond (`ShapeRecognizer.diamondSkew`).
+    // Corners 45° from square: a diamond (`ShapeRecognizer.obliqueSkew`).
     let diamond = quadrilateral([(0, 100), (240, 0), (480, 100), (240, 200)])
+    // Short sides leaning 45°, 0.57 of the long ones: a parallelogram, tried as a rectangle
+    // of its dominant direction too (`ShapeRecognizer.Candidate.givesWay(to:)`).
+    let parallelogram = quadrilateral([(0, 0), (400, 0), (560, 160), (160, 160)])
     let scribble = (0..<count).map { k -> Point in
         let t = Double(k) / Double(count - 1)
         return Point(x: 400 * t + 60 * sin(t * 31), y: 150 * sin(t * 11) + 40 * cos(t * 23))
@@ -246,6 +249,7 @@ func recognitionStrokes(points count: Int) -> [(String, [Point])] {
     return [
         ("circle", circle), ("rectangle", rectangle), ("scribble", scribble),
         ("rectangle with rounded corners", roundedRectangle(points: count, wobble: wobble)), ("diamond", diamond),
+        ("parallelogram", parallelogram),
     ]
 }
 

@@ -9,7 +9,7 @@ import FuzzDriver
 /// square-cornered points at once; the scales reach where squares overflow or vanish).
 /// Recognition never crashes; its shape has finite points, as many as its kind has (none
 /// for no shape, a closed polygon of at least 32 sides for an ellipse, four equal sides for
-/// a diamond); and `recognize`
+/// a diamond, opposite sides equal and parallel for a parallelogram); and `recognize`
 /// decides as `explain` says, though it stops matching as soon as a shape cannot win.
 func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data, size >= 1 else { return 0 }
@@ -37,6 +37,7 @@ func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         case .triangle: shape.points.count == 4 && isClosed
         case .rectangle: shape.points.count == 5 && isClosed
         case .diamond: shape.points.count == 5 && isClosed && hasEqualSides(shape.points)
+        case .parallelogram: shape.points.count == 5 && isClosed && hasEqualOppositeSides(shape.points)
         case .arrow: shape.points.count == 5
         case .ellipse: shape.points.count >= 33 && isClosed
         }
@@ -48,6 +49,16 @@ func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 func hasEqualSides(_ points: [Point]) -> Bool {
     let lengths = zip(points, points.dropFirst()).map { hypot($1.x - $0.x, $1.y - $0.y) }
     return lengths.max()! - lengths.min()! <= 1e-9 * lengths.max()!
+}
+
+/// Whether the closed quadrilateral `points` has opposite sides equal and parallel (as
+/// vectors, one the other turned round), to rounding.
+func hasEqualOppositeSides(_ points: [Point]) -> Bool {
+    let sides = zip(points, points.dropFirst()).map { Point(x: $1.x - $0.x, y: $1.y - $0.y) }
+    let longest = sides.map { hypot($0.x, $0.y) }.max()!
+    return (0..<2).allSatisfy { k in
+        hypot(sides[k].x + sides[k + 2].x, sides[k].y + sides[k + 2].y) <= 1e-9 * longest
+    }
 }
 
 runFuzzer { data, size in fuzzRecognizer(data, size) }

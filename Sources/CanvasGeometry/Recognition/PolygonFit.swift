@@ -1,7 +1,7 @@
 import CanvasCore
 import Foundation
 
-/// Triangles, rectangles and diamonds fitted to a closed stroke: the stroke is split into
+/// Triangles, rectangles, diamonds and parallelograms fitted to a closed stroke: the stroke is split into
 /// three or four straight runs (`StraightRunPartition`), one per side, and each side is
 /// the best line through its run, so the corners are where the drawn sides meet, wherever
 /// the pen rounded them off.
@@ -30,17 +30,18 @@ struct PolygonFit {
     }
 
     /// What a quadrilateral may be: how far from square a rectangle's corners may be drawn
-    /// (radians), how unequal its opposite sides, and which quadrilaterals are diamonds.
+    /// (radians), how unequal its opposite sides, and which quadrilaterals are oblique.
     struct QuadrilateralTolerances {
         /// The most any corner of a rectangle may be from a right angle.
         var skew: Double
         /// The least ratio of the shorter of two opposite sides to the longer.
         var oppositeSideRatio: Double
-        /// A quadrilateral whose four sides are all at least `sideRatio` of the longest and
-        /// whose corners are on average further from square (radians) than the lower bound
-        /// of `skew` is a diamond (a rhombus), refused beyond the upper bound; nil: no
-        /// diamonds.
-        var diamond: (sideRatio: Double, skew: ClosedRange<Double>)? = nil
+        /// Oblique quadrilaterals, whose corners are on average further from square
+        /// (radians) than the lower bound of `skew`, and refused beyond its upper bound: a
+        /// diamond (a rhombus) when its four sides are all at least `diamondSideRatio` of the
+        /// longest, else a parallelogram when a corner is further from square than a
+        /// rectangle's may be. nil: rectangles only.
+        var oblique: (skew: ClosedRange<Double>, diamondSideRatio: Double)? = nil
     }
 
     /// Why four runs of a stroke make no quadrilateral.
@@ -48,7 +49,7 @@ struct PolygonFit {
         /// Too short to split, or two neighbouring sides parallel.
         case noCorners
         /// A corner further than the skew tolerance from a right angle, on a quadrilateral
-        /// that is not a diamond (or a diamond skewed beyond its tolerance).
+        /// that is not oblique (or one skewed beyond the oblique tolerance).
         case skewedCorner
         /// Two opposite sides whose lengths differ by more than the ratio allows: a
         /// trapezoid (a triangle whose rounded corner the split made a fourth side), where
@@ -61,23 +62,30 @@ struct PolygonFit {
     /// corners in drawing order starting with the one nearest the stroke's start, repeated
     /// at the end.
     struct Quadrilateral {
-        /// `.rectangle` or `.diamond`.
+        /// `.rectangle`, `.diamond` or `.parallelogram`.
         var kind: ShapeKind
         var drawn: [Point]
         var replacement: [Point]
+        /// For a diamond that would be a parallelogram if its sides were unequal: that
+        /// parallelogram, for when the stroke does not follow the rhombus.
+        var parallelogram: [Point]? = nil
     }
 
-    /// The quadrilateral of four runs of the stroke, as a rectangle or a diamond.
+    /// The quadrilateral of four runs of the stroke, as a rectangle, a diamond or a
+    /// parallelogram; refused when the shorter of two opposite sides is less than
+    /// `oppositeSideRatio` of the longer (a trapezoid).
     ///
     /// A diamond when `drawn` has four sides of about one length and corners on average
-    /// further from square than `diamond.skew`'s lower bound (and within its upper): the
-    /// rhombus whose diagonals best match `drawn`'s (`rhombus(matching:)`). Otherwise a
-    /// rectangle, refused when some corner of `drawn` is more than `skew` from a right
-    /// angle, or when the shorter of two opposite sides is less than `oppositeSideRatio`
-    /// of the longer: the right-angled rectangle (any rotation) that best matches the
-    /// drawn sides. Its orientation is the length-weighted mean of the four sides'
-    /// directions taken modulo 90° (averaging the directions' angles multiplied by four),
-    /// and each side sits at the mean offset of its run.
+    /// further from square than `oblique.skew`'s lower bound (and within its upper): the
+    /// rhombus whose diagonals best match `drawn`'s (`rhombus(matching:)`), with the
+    /// parallelogram below beside it when it would be one. A parallelogram when some
+    /// corner of `drawn` is more than `skew` from a right angle and its corners are on
+    /// average within `oblique.skew`: `drawn` with its opposite sides made equal
+    /// (`parallelogram(matching:)`). Otherwise a rectangle, refused when some corner of
+    /// `drawn` is more than `skew` from a right angle: the right-angled rectangle (any
+    /// rotation) that best matches the drawn sides. Its orientation is the length-weighted
+    /// mean of the four sides' directions taken modulo 90° (averaging the directions'
+    /// angles multiplied by four), and each side sits at the mean offset of its run.
     func quadrilateral(_ tolerances: QuadrilateralTolerances) -> Result<Quadrilateral, QuadrilateralRefusal> {
         guard let (sides, runLengths) = sides(4) else { return .failure(.noCorners) }
         var drawn: [Point] = []
@@ -97,14 +105,24 @@ struct PolygonFit {
             return .failure(.unequalOppositeSides)
         }
         let meanSkew = skews.sum() / 4
-        if let diamond = tolerances.diamond, meanSkew > diamond.skew.lowerBound,
-            lengths.min() >= diamond.sideRatio * lengths.max()
+        let isSquare = skews.max() <= tolerances.skew
+        let isParallelogram = !isSquare && tolerances.oblique?.skew.contains(meanSkew) == true
+        if let oblique = tolerances.oblique, meanSkew > oblique.skew.lowerBound,
+            lengths.min() >= oblique.diamondSideRatio * lengths.max()
         {
-            guard meanSkew <= diamond.skew.upperBound else { return .failure(.skewedCorner) }
+            guard meanSkew <= oblique.skew.upperBound else { return .failure(.skewedCorner) }
             let rhombus = Self.rhombus(matching: drawn)
-            return .success(Quadrilateral(kind: .diamond, drawn: closed(drawn), replacement: closed(rhombus)))
+            return .success(
+                Quadrilateral(
+                    kind: .diamond, drawn: closed(drawn), replacement: closed(rhombus),
+                    parallelogram: isParallelogram ? closed(Self.parallelogram(matching: drawn)) : nil))
         }
-        guard skews.max() <= tolerances.skew else { return .failure(.skewedCorner) }
+        guard isSquare else {
+            guard isParallelogram else { return .failure(.skewedCorner) }
+            let parallelogram = Self.parallelogram(matching: drawn)
+            return .success(
+                Quadrilateral(kind: .parallelogram, drawn: closed(drawn), replacement: closed(parallelogram)))
+        }
         var sum = Point(x: 0, y: 0)
         for (side, weight) in zip(sides, runLengths) {
             let angle = 4 * atan2(side.direction.y, side.direction.x)
@@ -124,6 +142,17 @@ struct PolygonFit {
             return u * alongV.centroid.dot(u) + v * alongU.centroid.dot(v)
         }
         return .success(Quadrilateral(kind: .rectangle, drawn: closed(drawn), replacement: closed(corners)))
+    }
+
+    /// The parallelogram that best matches the quadrilateral `corners` (4, in order): its
+    /// opposite sides each the mean of the two drawn ones (as vectors, the second turned
+    /// round), about the corners' mean; its corners in the same order.
+    static func parallelogram(matching corners: [Point]) -> [Point] {
+        let center = (corners[0] + corners[1] + corners[2] + corners[3]) / 4
+        let across = ((corners[1] - corners[0]) + (corners[2] - corners[3])) / 2
+        let down = ((corners[3] - corners[0]) + (corners[2] - corners[1])) / 2
+        let start = center - (across + down) / 2
+        return [start, start + across, start + across + down, start + down]
     }
 
     /// The rhombus (four equal sides, perpendicular diagonals that halve each other) that

@@ -2,9 +2,19 @@ public import CanvasCore
 
 /// The shapes a finished stroke can be recognised as.
 public enum ShapeKind: String, Sendable, CaseIterable {
-    case line, rectangle, diamond, ellipse, triangle, arrow
+    case line, rectangle, diamond, parallelogram, ellipse, triangle, arrow
     /// Not a shape: the stroke is left as drawn.
     case none
+}
+
+extension ShapeKind {
+    /// A rectangle, a diamond or a parallelogram: four corners.
+    var isQuadrilateral: Bool {
+        switch self {
+        case .rectangle, .diamond, .parallelogram: true
+        case .line, .ellipse, .triangle, .arrow, .none: false
+        }
+    }
 }
 
 /// A recognised shape and the geometry that replaces the hand-drawn stroke.
@@ -13,7 +23,9 @@ public struct RecognizedShape: Hashable, Sendable {
     /// The replacement geometry as a polyline (drawn with is_shape: straight segments
     /// between points): a line's 2 end points; a rectangle's 4 corners (right angles, any
     /// rotation), closed (5 points); a diamond's 4 corners (a rhombus: four equal sides,
-    /// any angles and rotation), closed; a triangle's 3 corners, closed (4 points); an ellipse
+    /// any angles and rotation), closed; a parallelogram's 4 corners (opposite sides equal
+    /// and parallel, corners further than 40° from square), closed; a triangle's 3
+    /// corners, closed (4 points); an ellipse
     /// as a closed polygon whose chords stray from the curve by at most a quarter of a
     /// pixel; an arrow as tail, tip, barb, tip, barb. Closed shapes start at the corner
     /// nearest the stroke's start and follow the drawing direction. Empty for `.none`.

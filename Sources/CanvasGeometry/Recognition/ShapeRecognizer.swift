@@ -1,8 +1,8 @@
 public import CanvasCore
 import Foundation
 
-/// Recognises lines, rectangles, diamonds, ellipses, triangles and arrows in hand-drawn
-/// strokes.
+/// Recognises lines, rectangles, diamonds, parallelograms, ellipses, triangles and arrows in
+/// hand-drawn strokes.
 ///
 /// Every shape is a hypothesis: the stroke is fitted as each kind in turn, and the fit is
 /// compared with the stroke (`OutlineMatch`). A shape is reported only when the stroke
@@ -23,11 +23,15 @@ public enum ShapeRecognizer {
 
     /// The index of the accepted candidate to report: a line when one passes, else the
     /// closest, except that a polygon is taken over an ellipse that passes too only when it
-    /// follows the stroke more than twice as closely (`polygonCloseness`). (An index, not
-    /// the candidate: two readings may give one shape, an arrow's open and closed heads, of
+    /// follows the stroke more than twice as closely (`polygonCloseness`), and a
+    /// parallelogram never over another closed shape but a rectangle it follows the stroke
+    /// more than twice as closely as (`Candidate.givesWay(to:)`). (An index, not the
+    /// candidate: two readings may give one shape, an arrow's open and closed heads, of
     /// which only one may pass.)
     private static func choice(among candidates: [Candidate]) -> Int? {
-        let accepted = candidates.indices.filter { candidates[$0].isAccepted }
+        var accepted = candidates.indices.filter { candidates[$0].isAccepted }
+        let passing = accepted
+        accepted.removeAll { index in passing.contains { candidates[index].givesWay(to: candidates[$0]) } }
         if let line = accepted.first(where: { candidates[$0].shape.kind == .line }) { return line }
         func isCloser(_ a: Int, _ b: Int) -> Bool { candidates[a].match.rmsDistance < candidates[b].match.rmsDistance }
         guard let closest = accepted.min(by: isCloser) else { return nil }
@@ -55,6 +59,11 @@ public enum ShapeRecognizer {
                 verdict = "refused: " + refusal
             } else if chosen?.shape.kind == .line {
                 verdict = "passes, but a line passes too (the simplest explanation)"
+            } else if let chosen, candidate.givesWay(to: chosen) {
+                verdict =
+                    "passes, but \(chosen.shape.kind.rawValue) passes too, and a parallelogram is taken over another "
+                    + "closed shape only over a rectangle it follows the stroke \(closenessFactor)× as closely as "
+                    + "(RMS distance \(figure(candidate.relativeRMS)) of the size against \(figure(chosen.relativeRMS)))"
             } else if let chosen, candidate.match.rmsDistance < chosen.match.rmsDistance,
                 !candidate.isCloseEnough(toBeTakenOver: chosen)
             {
@@ -122,8 +131,13 @@ public enum ShapeRecognizer {
     /// lower bound it is a rectangle: people skew their squares, and a skewed square is a
     /// rhombus. The bound is the least multiple of 5° above every development subject's
     /// rectangle whose sides are within `diamondSideRatio` (32.4° at most, sheared by hand
-    /// and by 20° more), so that none of them becomes a diamond.
-    static let diamondSkew = (35 * Double.pi / 180)...(60 * Double.pi / 180)
+    /// and by 20° more), so that none of them becomes a diamond. A quadrilateral with
+    /// unequal sides, a corner further from square than `skewTolerance` and its corners on
+    /// average within this range is a parallelogram (a flowchart's input or output), the
+    /// closed shapes' last resort (`Candidate.givesWay(to:)`). The upper bound is the
+    /// parallelogram trial's, at which no development stroke became a shape it is not
+    /// (docs/recognition.md; 70° changes none either, but thins a diamond to 5.7:1).
+    static let obliqueSkew = (35 * Double.pi / 180)...(60 * Double.pi / 180)
     /// ... and the shorter of two opposite sides at least this fraction of the longer: a
     /// sheared rectangle keeps opposite sides of one length, while a triangle whose rounded
     /// corner the four-run split made a short fourth side is a trapezoid (hand-drawn
@@ -133,7 +147,7 @@ public enum ShapeRecognizer {
 
     /// The tolerances above, as `PolygonFit` takes them.
     static let quadrilateralTolerances = PolygonFit.QuadrilateralTolerances(
-        skew: skewTolerance, oppositeSideRatio: oppositeSideRatio, diamond: (diamondSideRatio, diamondSkew))
+        skew: skewTolerance, oppositeSideRatio: oppositeSideRatio, oblique: (obliqueSkew, diamondSideRatio))
     /// How much of a polygon's outline, both sides of a corner together and as a share of
     /// the stroke's length, the stroke may leave undrawn where it rounds the corner off
     /// between consecutive points (`OutlineMatch`'s rounded corners). Always for a triangle;
@@ -208,9 +222,24 @@ public enum ShapeRecognizer {
         /// that this follows more closely: always unless this is a polygon; a polygon only
         /// when it follows the stroke more than twice as closely (`polygonCloseness`).
         func isCloseEnough(toBeTakenOver ellipse: Candidate) -> Bool {
-            let isPolygon = shape.kind == .rectangle || shape.kind == .diamond || shape.kind == .triangle
+            let isPolygon = shape.kind.isQuadrilateral || shape.kind == .triangle
             guard ellipse.shape.kind == .ellipse, isPolygon else { return true }
             return match.rmsDistance < polygonCloseness * ellipse.match.rmsDistance
+        }
+
+        /// Whether this, a parallelogram, gives way to `other`, another shape the stroke
+        /// passes: to an ellipse, a diamond or a triangle always (a parallelogram is the
+        /// closed shapes' last resort: small lumpy loops and note heads follow one closely),
+        /// and to a rectangle unless the stroke follows this more than twice as closely
+        /// (`polygonCloseness`: a long rectangle leaning past the skew tolerance is also
+        /// followed by the right-angled rectangle of its dominant direction).
+        func givesWay(to other: Candidate) -> Bool {
+            guard shape.kind == .parallelogram else { return false }
+            switch other.shape.kind {
+            case .ellipse, .diamond, .triangle: return true
+            case .rectangle: return match.rmsDistance >= polygonCloseness * other.match.rmsDistance
+            case .line, .parallelogram, .arrow, .none: return false
+            }
         }
 
         /// Why the corners were or were not taken as rounded, in words (for `explain`).
@@ -241,7 +270,7 @@ public enum ShapeRecognizer {
         static func distanceLimits(of kind: ShapeKind) -> (rms: Double, largest: Double) {
             switch kind {
             case .line: (lineRMSTolerance, lineDistanceTolerance)
-            case .ellipse, .rectangle, .diamond, .triangle: (closedShapeRMSTolerance, distanceTolerance)
+            case .ellipse, .rectangle, .diamond, .parallelogram, .triangle: (closedShapeRMSTolerance, distanceTolerance)
             case .arrow, .none: (rmsTolerance, distanceTolerance)
             }
         }
@@ -335,7 +364,7 @@ public enum ShapeRecognizer {
             // closely than the ellipse fitted to it, but which it does not trace: its corners
             // may be rounded. (The sides of a lumpy circle, which traces a square's sides no
             // further than a rounded one, bulge away from them.)
-            if kind == .rectangle || kind == .diamond, candidate.failedTest?.isTracing == true,
+            if kind.isQuadrilateral, candidate.failedTest?.isTracing == true,
                 candidate.match.rmsDistance <= min(lineRMSTolerance * pointsSize, closest)
             {
                 let ellipseDistance = distanceFromEllipse()
@@ -345,11 +374,17 @@ public enum ShapeRecognizer {
             }
             return candidate
         }
-        /// A quadrilateral's candidate: a rectangle matched with the sides as drawn (sheared
-        /// within the skew tolerance), a diamond with the rhombus that replaces it.
-        func quadrilateral(_ fit: PolygonFit.Quadrilateral, following followed: Followed? = nil) -> Candidate {
+        /// A quadrilateral's candidates: a rectangle matched with the sides as drawn (sheared
+        /// within the skew tolerance), a diamond or a parallelogram with the shape that
+        /// replaces it; after a diamond, the parallelogram of its sides as drawn when it
+        /// would be one (for a stroke that does not follow the rhombus).
+        func quadrilateral(_ fit: PolygonFit.Quadrilateral, following followed: Followed? = nil) -> [Candidate] {
             let sides = fit.kind == .rectangle ? fit.drawn : fit.replacement
-            return candidate(fit.kind, fit.replacement, sides: .edges(of: sides), following: followed)
+            let main = candidate(fit.kind, fit.replacement, sides: .edges(of: sides), following: followed)
+            guard let parallelogram = fit.parallelogram else { return [main] }
+            let fallback = candidate(
+                .parallelogram, parallelogram, sides: .edges(of: parallelogram), following: followed)
+            return [main, fallback]
         }
         /// How closely the stroke follows the ellipse fitted to it, passing or not: the RMS
         /// distance, a fraction of its size (infinity when no ellipse fits it), computed when
@@ -444,14 +479,18 @@ public enum ShapeRecognizer {
             note(.triangle, "no three straight runs meet in corners")
         }
         let fit = polygons.quadrilateral(quadrilateralTolerances)
-        let split = (try? fit.get()).map { quadrilateral($0) }
-        if let split, split.isAccepted { closest = min(closest, split.match.rmsDistance) }
+        let splits = (try? fit.get()).map { quadrilateral($0) } ?? []
+        let split = splits.first
+        // A parallelogram is the closed shapes' last resort: it neither stops the others'
+        // matches early nor the rectangle of the dominant direction from being tried.
+        let splitIsDecisive = split.map { $0.isAccepted && $0.shape.kind != .parallelogram } ?? false
+        if let split, splitIsDecisive { closest = min(closest, split.match.rmsDistance) }
         // When that split fails or misses a side (on long rectangles, whose short sides are
         // cut off as hooks or folded into a long side's run), the right-angled rectangle of
         // the whole stroke's dominant direction, which the stroke must follow as closely as
         // any other shape.
         let oriented =
-            split?.isAccepted == true
+            splitIsDecisive
             ? nil
             : PolygonFit.orientedRectangle(whole).map {
                 candidate(.rectangle, $0, following: prepared.untrimmed, closest: closest)
@@ -460,13 +499,13 @@ public enum ShapeRecognizer {
         // other closed shape passes: the split of the whole stroke, whose sides may lean. On
         // a long rectangle a short side is a tenth of the stroke or less, which hook trimming
         // cuts off when the stroke starts or ends along it.
-        var untrimmedSplit: Candidate?
+        var untrimmedSplits: [Candidate] = []
         if isTrimmed, closest == .infinity, let failed = oriented?.failedTest, failed.isTracing,
             case .success(let fit) = PolygonFit(whole).quadrilateral(quadrilateralTolerances)
         {
-            untrimmedSplit = quadrilateral(fit, following: prepared.untrimmed)
+            untrimmedSplits = quadrilateral(fit, following: prepared.untrimmed)
         }
-        result += [split, untrimmedSplit, oriented].compactMap { $0 }
+        result += splits + untrimmedSplits + [oriented].compactMap { $0 }
         if case .failure(let refusal) = fit {
             note(
                 .rectangle,
@@ -529,14 +568,17 @@ public enum ShapeRecognizer {
                     + "barbs that do not point back along the shaft from both sides, or a head running back down it")
         }
         result += arrows
-        // When no shape passes, the closed shapes again on the stroke's closed loop alone,
-        // without a lead-in inside it or a run-out past its closure (`closedLoop`).
-        if !result.contains(where: \.isAccepted), let loop = closedLoop(of: stroke, size: size) {
+        // When no shape passes (but a parallelogram, the last resort), the closed shapes again
+        // on the stroke's closed loop alone, without a lead-in inside it or a run-out past its
+        // closure (`closedLoop`).
+        if !result.contains(where: { $0.isAccepted && $0.shape.kind != .parallelogram }),
+            let loop = closedLoop(of: stroke, size: size)
+        {
             let followed = Self.followed(loop)
             let polygons = PolygonFit(loop)
             if let triangle = polygons.triangle() { result.append(candidate(.triangle, triangle, following: followed)) }
             if case .success(let fit) = polygons.quadrilateral(quadrilateralTolerances) {
-                result.append(quadrilateral(fit, following: followed))
+                result += quadrilateral(fit, following: followed)
             }
             // The ellipse again on the curve through the pen's points, when it differs.
             let curvedLoop = isCurved ? closedLoop(of: curved.stroke, size: curved.size) : loop
@@ -594,15 +636,15 @@ public enum ShapeRecognizer {
         }
     }
 
-    /// Why the four straight runs make no rectangle or diamond, in words (for `explain`).
+    /// Why the four straight runs make no quadrilateral, in words (for `explain`).
     static func reason(_ refusal: PolygonFit.QuadrilateralRefusal) -> String {
         switch refusal {
         case .noCorners:
             "no four straight runs meet in corners"
         case .skewedCorner:
             "the four straight runs meet at a corner more than \(degrees(skewTolerance))° from square, and make no "
-                + "diamond (sides of about one length, corners \(degrees(diamondSkew.lowerBound))-"
-                + "\(degrees(diamondSkew.upperBound))° from square on average)"
+                + "diamond or parallelogram (corners \(degrees(obliqueSkew.lowerBound))-"
+                + "\(degrees(obliqueSkew.upperBound))° from square on average)"
         case .unequalOppositeSides:
             "two opposite sides of the four straight runs differ in length by more than "
                 + "\(Int((1 / oppositeSideRatio).rounded())):1 (a trapezoid)"
