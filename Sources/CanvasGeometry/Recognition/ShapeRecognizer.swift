@@ -61,9 +61,9 @@ public enum ShapeRecognizer {
                 verdict = "passes, but a line passes too (the simplest explanation)"
             } else if let chosen, candidate.givesWay(to: chosen) {
                 verdict =
-                    "passes, but \(chosen.shape.kind.rawValue) passes too, and a parallelogram is taken over another "
-                    + "closed shape only over a rectangle it follows the stroke \(closenessFactor)× as closely as "
-                    + "(RMS distance \(figure(candidate.relativeRMS)) of the size against \(figure(chosen.relativeRMS)))"
+                    "passes, but \(chosen.shape.kind.rawValue) passes too, and a parallelogram gives way to every "
+                    + "other closed shape but a rectangle that the stroke follows less than half as closely (RMS "
+                    + "distance \(figure(candidate.relativeRMS)) of the size against \(figure(chosen.relativeRMS)))"
             } else if let chosen, candidate.match.rmsDistance < chosen.match.rmsDistance,
                 !candidate.isCloseEnough(toBeTakenOver: chosen)
             {
