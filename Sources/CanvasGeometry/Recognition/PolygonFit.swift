@@ -66,9 +66,17 @@ struct PolygonFit {
         var kind: ShapeKind
         var drawn: [Point]
         var replacement: [Point]
-        /// For a diamond that would be a parallelogram if its sides were unequal: that
-        /// parallelogram, for when the stroke does not follow the rhombus.
-        var parallelogram: [Point]? = nil
+        /// For a diamond: whether it would be a parallelogram if its sides were unequal.
+        var isAlsoParallelogram = false
+
+        /// For a diamond that would be a parallelogram: that parallelogram (`drawn` with its
+        /// opposite sides made equal), for a stroke that does not follow the rhombus;
+        /// computed when asked for.
+        var parallelogram: [Point]? {
+            guard isAlsoParallelogram else { return nil }
+            let corners = PolygonFit.parallelogram(matching: Array(drawn.dropLast()))
+            return corners + [corners[0]]
+        }
     }
 
     /// The quadrilateral of four runs of the stroke, as a rectangle, a diamond or a
@@ -115,7 +123,7 @@ struct PolygonFit {
             return .success(
                 Quadrilateral(
                     kind: .diamond, drawn: closed(drawn), replacement: closed(rhombus),
-                    parallelogram: isParallelogram ? closed(Self.parallelogram(matching: drawn)) : nil))
+                    isAlsoParallelogram: isParallelogram))
         }
         guard isSquare else {
             guard isParallelogram else { return .failure(.skewedCorner) }

@@ -374,17 +374,19 @@ public enum ShapeRecognizer {
             }
             return candidate
         }
-        /// A quadrilateral's candidates: a rectangle matched with the sides as drawn (sheared
+        /// A quadrilateral's candidate: a rectangle matched with the sides as drawn (sheared
         /// within the skew tolerance), a diamond or a parallelogram with the shape that
-        /// replaces it; after a diamond, the parallelogram of its sides as drawn when it
-        /// would be one (for a stroke that does not follow the rhombus).
-        func quadrilateral(_ fit: PolygonFit.Quadrilateral, following followed: Followed? = nil) -> [Candidate] {
+        /// replaces it; and, after a diamond the stroke does not pass, the parallelogram of
+        /// its sides as drawn when it would be one.
+        func quadrilateral(
+            _ fit: PolygonFit.Quadrilateral, following followed: Followed? = nil
+        ) -> (candidate: Candidate, fallback: Candidate?) {
             let sides = fit.kind == .rectangle ? fit.drawn : fit.replacement
             let main = candidate(fit.kind, fit.replacement, sides: .edges(of: sides), following: followed)
-            guard let parallelogram = fit.parallelogram else { return [main] }
+            guard !main.isAccepted, let parallelogram = fit.parallelogram else { return (main, nil) }
             let fallback = candidate(
                 .parallelogram, parallelogram, sides: .edges(of: parallelogram), following: followed)
-            return [main, fallback]
+            return (main, fallback)
         }
         /// How closely the stroke follows the ellipse fitted to it, passing or not: the RMS
         /// distance, a fraction of its size (infinity when no ellipse fits it), computed when
@@ -415,6 +417,12 @@ public enum ShapeRecognizer {
             return found
         }
         var result = [candidate(.line, FittedLine.segment(through: stroke))]
+        /// Appends a quadrilateral's candidates to `result`.
+        func append(_ quadrilateral: (candidate: Candidate, fallback: Candidate?)?) {
+            guard let quadrilateral else { return }
+            result.append(quadrilateral.candidate)
+            if let fallback = quadrilateral.fallback { result.append(fallback) }
+        }
         result.reserveCapacity(8)
         if decidingOnly && result[0].isAccepted { return result }
         // The ellipse is fitted first, though listed after the polygons: in `recognize`, a
@@ -479,8 +487,8 @@ public enum ShapeRecognizer {
             note(.triangle, "no three straight runs meet in corners")
         }
         let fit = polygons.quadrilateral(quadrilateralTolerances)
-        let splits = (try? fit.get()).map { quadrilateral($0) } ?? []
-        let split = splits.first
+        let splits = (try? fit.get()).map { quadrilateral($0) }
+        let split = splits?.candidate
         // A parallelogram is the closed shapes' last resort: it neither stops the others'
         // matches early nor the rectangle of the dominant direction from being tried.
         let splitIsDecisive = split.map { $0.isAccepted && $0.shape.kind != .parallelogram } ?? false
@@ -499,13 +507,15 @@ public enum ShapeRecognizer {
         // other closed shape passes: the split of the whole stroke, whose sides may lean. On
         // a long rectangle a short side is a tenth of the stroke or less, which hook trimming
         // cuts off when the stroke starts or ends along it.
-        var untrimmedSplits: [Candidate] = []
+        var untrimmedSplits: (candidate: Candidate, fallback: Candidate?)?
         if isTrimmed, closest == .infinity, let failed = oriented?.failedTest, failed.isTracing,
             case .success(let fit) = PolygonFit(whole).quadrilateral(quadrilateralTolerances)
         {
             untrimmedSplits = quadrilateral(fit, following: prepared.untrimmed)
         }
-        result += splits + untrimmedSplits + [oriented].compactMap { $0 }
+        append(splits)
+        append(untrimmedSplits)
+        if let oriented { result.append(oriented) }
         if case .failure(let refusal) = fit {
             note(
                 .rectangle,
@@ -578,7 +588,7 @@ public enum ShapeRecognizer {
             let polygons = PolygonFit(loop)
             if let triangle = polygons.triangle() { result.append(candidate(.triangle, triangle, following: followed)) }
             if case .success(let fit) = polygons.quadrilateral(quadrilateralTolerances) {
-                result += quadrilateral(fit, following: followed)
+                append(quadrilateral(fit, following: followed))
             }
             // The ellipse again on the curve through the pen's points, when it differs.
             let curvedLoop = isCurved ? closedLoop(of: curved.stroke, size: curved.size) : loop
