@@ -46,10 +46,7 @@ struct FlowchartEvaluationTests {
 
     @Test(.enabled(if: isPresent, "CANVAS_FLOWCHARTS does not name the converted flowchart database"))
     func recognitionOnTheFlowchartDatabase() throws {
-        let data = try Data(contentsOf: URL(fileURLWithPath: Self.file!))
-        let symbols = try data.split(separator: UInt8(ascii: "\n")).map {
-            try JSONDecoder().decode(Symbol.self, from: $0)
-        }
+        let symbols = try RecognitionEvaluationTests.records(Symbol.self, inJSONLines: Self.file!)
         let accepted = Dictionary(uniqueKeysWithValues: Self.symbols.map { ($0.label, $0.accepted) })
         // Symbols drawn in one stroke; most are drawn in several, no stroke of which is the
         // symbol on its own.

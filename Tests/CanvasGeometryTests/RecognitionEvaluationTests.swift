@@ -561,10 +561,7 @@ struct RecognitionEvaluationTests {
 
     @Test(.enabled(if: isDrawnShapesPresent, "CANVAS_DRAWN_SHAPES does not name the converted Drawn Shapes Dataset"))
     func recognitionOnTheDrawnShapesDataset() throws {
-        let data = try Data(contentsOf: URL(fileURLWithPath: Self.drawnShapesFile!))
-        let samples = try data.split(separator: UInt8(ascii: "\n")).map {
-            try JSONDecoder().decode(DrawnShape.self, from: $0)
-        }
+        let samples = try Self.records(DrawnShape.self, inJSONLines: Self.drawnShapesFile!)
         // Samples drawn in one stroke; the few drawn in several are left out (no stroke of
         // them is the shape on its own).
         var counts: [String: [ShapeKind: Int]] = [:]
@@ -623,6 +620,12 @@ struct RecognitionEvaluationTests {
         var points: [[Double]]
         /// The strokes, in multistroke sets.
         var strokes: [[[Double]]]?
+    }
+
+    /// The records of the JSON Lines file at `path`, one a line (a converted held-out set).
+    static func records<Record: Decodable>(_ type: Record.Type, inJSONLines path: String) throws -> [Record] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return try data.split(separator: UInt8(ascii: "\n")).map { try JSONDecoder().decode(Record.self, from: $0) }
     }
 
     static func points(_ pairs: [[Double]]) -> [Point] {
