@@ -729,6 +729,20 @@ struct RecognitionTests {
         #expect(ShapeRecognizer.recognize(points) == explained.shape)
     }
 
+    /// A match `recognize` gave up never passes: a stroke about 10⁻¹⁵⁹ across (31 points,
+    /// most at the origin) was given up as a line, its sum of squares beyond the limit,
+    /// while the RMS distance computed from that sum rounded to within it (the squares are
+    /// subnormal numbers), and `recognize` alone took it for a line; `explain`, with the
+    /// whole distance (0.058 of the size against a line's 0.025), left it alone. Found by
+    /// FuzzRecognizer (its regression `recognize-takes-a-given-up-line-at-the-smallest-scale`).
+    @Test func aMatchGivenUpNeverPassesHoweverSmallTheStroke() {
+        var points = [Point](repeating: Point(x: 0, y: 0), count: 31)
+        (points[0], points[12]) = (Point(x: 0, y: 18e-160), Point(x: 4e-160, y: 0))
+        (points[28], points[30]) = (Point(x: 0, y: 1e-160), Point(x: 0, y: 1e-160))
+        #expect(ShapeRecognizer.explain(points).shape.kind == .none)
+        #expect(ShapeRecognizer.recognize(points).kind == .none)
+    }
+
     @Test func explainSaysWhyARectanglesCornersWereOrWereNotTakenAsRounded() {
         func verdicts(over fraction: Double) -> [String] {
             ShapeRecognizer.explain(Self.roundedRectangle(seed: 1, over: fraction)).hypotheses

@@ -294,8 +294,15 @@ public enum ShapeRecognizer {
         }
 
         /// The first test the stroke fails against this shape; nil when it passes them all.
+        /// A match given up (`recognize`'s, beyond a limit) fails whatever its distances so
+        /// far: at the smallest scales the sum of squares that gave it up and the RMS
+        /// distance computed from it can round to opposite sides of the limit (found by
+        /// FuzzRecognizer: a stroke 10⁻¹⁵⁹ across was a line for `recognize` alone).
         var failedTest: Test? {
             let (rmsLimit, distanceLimit) = distanceLimits
+            if match.isGivenUp {
+                return match.maximumDistance > distanceLimit * size ? .maximumDistance : .rmsDistance
+            }
             if match.rmsDistance > rmsLimit * size { return .rmsDistance }
             if match.maximumDistance > distanceLimit * size { return .maximumDistance }
             guard shape.kind != .line else { return nil }
