@@ -13,11 +13,11 @@ struct Recognize: ParsableCommand {
             line: {"shape": "line" | "rectangle" | "diamond" | "parallelogram" | "ellipse" | \
             "triangle" | "arrow" | "none", "points": […]}, where points is the replacement \
             geometry as a polyline (empty for none). Invalid lines are reported on standard \
-            error as FILE:LINE: error: … and make the exit status 1. With --explain, each object also has "explain": every \
-            shape tried, with the stroke's scores against it (distances as fractions of the \
-            stroke's size, the share of the outline and of its least-drawn side traced) and \
-            its verdict: chosen, passes, refused (the failed test and its figures) or not \
-            fitted (why). See docs/recognition.md.
+            error as FILE:LINE: error: … and make the exit status 1. With --explain, each \
+            object also has "explain": every shape tried, with the stroke's scores against it \
+            (distances as fractions of the stroke's size, the share of the outline and of its \
+            least-drawn side traced) and its verdict: chosen, passes, refused (the failed test \
+            and its figures) or not fitted (why). See docs/recognition.md.
             """
     )
 

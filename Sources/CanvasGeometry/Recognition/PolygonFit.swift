@@ -1,10 +1,10 @@
 import CanvasCore
 import Foundation
 
-/// Triangles, rectangles, diamonds and parallelograms fitted to a closed stroke: the stroke is split into
-/// three or four straight runs (`StraightRunPartition`), one per side, and each side is
-/// the best line through its run, so the corners are where the drawn sides meet, wherever
-/// the pen rounded them off.
+/// Triangles, rectangles, diamonds and parallelograms fitted to a closed stroke: the
+/// stroke is split into three or four straight runs (`StraightRunPartition`), one per
+/// side, and each side is the best line through its run, so the corners are where the
+/// drawn sides meet, wherever the pen rounded them off.
 struct PolygonFit {
     private let stroke: [Point]
     private let partition: StraightRunPartition

@@ -30,8 +30,10 @@ public enum ShapeRecognizer {
     /// which only one may pass.)
     private static func choice(among candidates: [Candidate]) -> Int? {
         var accepted = candidates.indices.filter { candidates[$0].isAccepted }
-        let passing = accepted
-        accepted.removeAll { index in passing.contains { candidates[index].givesWay(to: candidates[$0]) } }
+        if accepted.contains(where: { candidates[$0].shape.kind == .parallelogram }) {
+            let passing = accepted
+            accepted.removeAll { index in passing.contains { candidates[index].givesWay(to: candidates[$0]) } }
+        }
         if let line = accepted.first(where: { candidates[$0].shape.kind == .line }) { return line }
         func isCloser(_ a: Int, _ b: Int) -> Bool { candidates[a].match.rmsDistance < candidates[b].match.rmsDistance }
         guard let closest = accepted.min(by: isCloser) else { return nil }
@@ -101,7 +103,7 @@ public enum ShapeRecognizer {
     /// of the stroke's size (also how far outside a closed loop the lead-in or run-out cut
     /// off from it may lie). Letters and scribbles stray much farther from any shape.
     static let rmsTolerance = 0.05
-    /// A closed shape (ellipse, rectangle, diamond, triangle): the root-mean-square distance
+    /// A closed shape (ellipse, rectangle, diamond, parallelogram, triangle): the RMS distance
     /// from the stroke may be at most this fraction of its size. Closed outlines are harder
     /// to draw than an arrow's straight strokes: sides wobble, corners get rounded. The
     /// largest value on a 0.005 grid that takes no further development stroke for a shape
@@ -270,7 +272,8 @@ public enum ShapeRecognizer {
         static func distanceLimits(of kind: ShapeKind) -> (rms: Double, largest: Double) {
             switch kind {
             case .line: (lineRMSTolerance, lineDistanceTolerance)
-            case .ellipse, .rectangle, .diamond, .parallelogram, .triangle: (closedShapeRMSTolerance, distanceTolerance)
+            case .ellipse, .rectangle, .diamond, .parallelogram, .triangle:
+                (closedShapeRMSTolerance, distanceTolerance)
             case .arrow, .none: (rmsTolerance, distanceTolerance)
             }
         }
