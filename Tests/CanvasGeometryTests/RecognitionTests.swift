@@ -848,6 +848,82 @@ struct RecognitionTests {
         #expect(shape.points[1].distance(to: tip) < 0.04 * length, "seed \(seed)")
     }
 
+    /// Elbow arrows: a connector bent once (an L) or twice (a Z or a U), its bends drawn
+    /// 75-105° (by hand, not square), any size and rotation, with an open or closed head,
+    /// last or first. Each is an elbow arrow with right-angled bends, its tail and tip near
+    /// where they were drawn (none was recognised before elbow arrows).
+    @Test(arguments: seeds) func elbowArrows(seed: UInt64) {
+        var pen = SyntheticPen(seed: seed, jitter: 0)
+        let size = Self.size(&pen)
+        pen.jitter = Self.jitter(for: size)
+        var heading = pen.random(in: 0...(2 * .pi))
+        let bends = seed % 3 == 0 ? 2 : 1
+        let side: Double = seed % 5 < 2 ? 1 : -1
+        var shaft = [Point(x: pen.random(in: -500...500), y: pen.random(in: -500...500))]
+        for run in 0...bends {
+            if run > 0 {
+                // A U turns the same way twice, a Z back.
+                let turnSide = run == 2 && seed % 2 == 0 ? -side : side
+                heading += turnSide * pen.random(in: 75...105) * .pi / 180
+            }
+            let length = size * pen.random(in: 0.4...1)
+            shaft.append(shaft[run] + rotated(Point(x: length, y: 0), by: heading))
+        }
+        let tip = shaft[shaft.count - 1]
+        let barb = size * pen.random(in: 0.1...0.2)
+        let spread = pen.random(in: 0.45...0.8)
+        let back = rotated(Point(x: -barb, y: 0), by: heading)
+        let (left, right) = (tip + rotated(back, by: spread), tip + rotated(back, by: -spread))
+        var waypoints = shaft + (seed % 2 == 0 ? [left, tip, right] : [left, right, tip])
+        if seed % 4 >= 2 { waypoints.reverse() }
+        let shape = ShapeRecognizer.recognize(pen.stroke(through: waypoints, samples: 200))
+        #expect(shape.kind == .elbowArrow, "seed \(seed): \(shape.kind)")
+        guard shape.kind == .elbowArrow else { return }
+        let points = shape.points
+        #expect(points.count == 5 + bends, "seed \(seed): \(points.count) points")
+        guard points.count == 5 + bends else { return }
+        // Squaring a bend drawn up to 15° off moves the ends by up to a quarter of a run.
+        let extent = shaft.map { a in shaft.map { a.distance(to: $0) }.max()! }.max()!
+        #expect(points[0].distance(to: shaft[0]) < 0.15 * extent, "seed \(seed): tail")
+        #expect(points[bends + 1].distance(to: tip) < 0.15 * extent, "seed \(seed): tip")
+        #expect(points[bends + 1] == points[bends + 3])
+        for k in 0..<bends {
+            let (a, b) = (points[k + 1] - points[k], points[k + 2] - points[k + 1])
+            #expect(abs(a.dot(b)) < 1e-9 * a.length * b.length, "seed \(seed): bend \(k) not square")
+        }
+    }
+
+    /// A connector bent without a head (an L or a U), a bent line with a hook at its end,
+    /// and an L whose "head" is a single barb are no elbow arrows.
+    @Test(arguments: seeds.prefix(12)) func bentStrokesWithoutAHeadAreNoElbowArrows(seed: UInt64) {
+        var pen = SyntheticPen(seed: seed, jitter: 0.5)
+        let turn = pen.random(in: 0...(2 * .pi))
+        let shapes: [[Point]] = [
+            [(0, 0), (0, 300), (400, 300)], [(0, 0), (0, 300), (400, 300), (400, 0)],
+            [(0, 0), (0, 300), (400, 300), (340, 340)], [(0, 0), (0, 300), (400, 300), (340, 260)],
+        ].map { $0.map { rotated(Point(x: Double($0.0), y: Double($0.1)), by: turn) } }
+        for waypoints in shapes {
+            let kind = ShapeRecognizer.recognize(pen.stroke(through: waypoints, samples: 150)).kind
+            #expect(kind != .elbowArrow && kind != .arrow, "seed \(seed): \(waypoints.count) waypoints as \(kind)")
+        }
+    }
+
+    /// `explain` says an elbow arrow was chosen, with its scores, and why none was tried
+    /// when another shape passes.
+    @Test func explainNamesTheElbowArrow() {
+        var pen = SyntheticPen(seed: 5, jitter: 0.5)
+        let connector = pen.stroke(
+            through: [(0, 0), (0, 300), (400, 300), (350, 270), (400, 300), (350, 330)].map {
+                Point(x: Double($0.0), y: Double($0.1))
+            }, samples: 150)
+        let elbows = ShapeRecognizer.explain(connector).hypotheses.filter { $0.kind == .elbowArrow }
+        #expect(elbows.contains { $0.verdict == "chosen" && $0.rmsDistance != nil }, "\(elbows.map(\.verdict))")
+        let corners = Self.rectangleCorners(aspect: 1.5, turn: 0.3)
+        let box = pen.stroke(through: corners + [corners[0]])
+        let refused = ShapeRecognizer.explain(box).hypotheses.filter { $0.kind == .elbowArrow }.map(\.verdict)
+        #expect(refused == ["not fitted: another shape passes (an elbow arrow is tried only when none does)"])
+    }
+
     @Test func aLineWithAHookAtItsEndIsNotAnArrow() {
         var pen = SyntheticPen(seed: 2, jitter: 0.5)
         let stroke = pen.stroke(through: [Point(x: 0, y: 0), Point(x: 400, y: 0), Point(x: 330, y: 40)])

@@ -9,7 +9,8 @@ import FuzzDriver
 /// square-cornered points at once; the scales reach where squares overflow or vanish).
 /// Recognition never crashes; its shape has finite points, as many as its kind has (none
 /// for no shape, a closed polygon of at least 32 sides for an ellipse, four equal sides for
-/// a diamond, opposite sides equal and parallel for a parallelogram); and `recognize`
+/// a diamond, opposite sides equal and parallel for a parallelogram, one or two right-angled
+/// bends and a head for an elbow arrow); and `recognize`
 /// decides as `explain` says, though it stops matching as soon as a shape cannot win.
 func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data, size >= 1 else { return 0 }
@@ -39,10 +40,23 @@ func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         case .diamond: shape.points.count == 5 && isClosed && hasEqualSides(shape.points)
         case .parallelogram: shape.points.count == 5 && isClosed && hasEqualOppositeSides(shape.points)
         case .arrow: shape.points.count == 5
+        case .elbowArrow:
+            (6...7).contains(shape.points.count)
+                && shape.points[shape.points.count - 4] == shape.points[shape.points.count - 2]
+                && hasSquareBends(shape.points.dropLast(3))
         case .ellipse: shape.points.count >= 33 && isClosed
         }
     guard expected else { fatalError("a \(shape.kind) of \(shape.points.count) points: \(shape.points)") }
     return 0
+}
+
+/// Whether each two consecutive segments of the polyline `points` meet at a right angle, to
+/// rounding.
+func hasSquareBends(_ points: ArraySlice<Point>) -> Bool {
+    let segments = zip(points, points.dropFirst()).map { Point(x: $1.x - $0.x, y: $1.y - $0.y) }
+    return zip(segments, segments.dropFirst()).allSatisfy { a, b in
+        abs(a.x * b.x + a.y * b.y) <= 1e-6 * hypot(a.x, a.y) * hypot(b.x, b.y)
+    }
 }
 
 /// Whether the closed polygon `points` has sides of one length, to rounding.

@@ -3,6 +3,8 @@ public import CanvasCore
 /// The shapes a finished stroke can be recognised as.
 public enum ShapeKind: String, Sendable, CaseIterable {
     case line, rectangle, diamond, parallelogram, ellipse, triangle, arrow
+    /// An arrow whose shaft bends at right angles, once or twice (a flowchart's connector).
+    case elbowArrow = "elbow_arrow"
     /// Not a shape: the stroke is left as drawn.
     case none
 }
@@ -12,7 +14,7 @@ extension ShapeKind {
     var isQuadrilateral: Bool {
         switch self {
         case .rectangle, .diamond, .parallelogram: true
-        case .line, .ellipse, .triangle, .arrow, .none: false
+        case .line, .ellipse, .triangle, .arrow, .elbowArrow, .none: false
         }
     }
 }
@@ -27,7 +29,8 @@ public struct RecognizedShape: Hashable, Sendable {
     /// and parallel, corners further than 40° from square), closed; a triangle's 3
     /// corners, closed (4 points); an ellipse
     /// as a closed polygon whose chords stray from the curve by at most a quarter of a
-    /// pixel; an arrow as tail, tip, barb, tip, barb. Closed shapes start at the corner
+    /// pixel; an arrow as tail, tip, barb, tip, barb; an elbow arrow as tail, its one or
+    /// two bends (right angles), tip, barb, tip, barb. Closed shapes start at the corner
     /// nearest the stroke's start and follow the drawing direction. Empty for `.none`.
     public var points: [Point]
 

@@ -1,8 +1,8 @@
 public import CanvasCore
 import Foundation
 
-/// Recognises lines, rectangles, diamonds, parallelograms, ellipses, triangles and arrows in
-/// hand-drawn strokes.
+/// Recognises lines, rectangles, diamonds, parallelograms, ellipses, triangles, arrows and
+/// elbow arrows in hand-drawn strokes.
 ///
 /// Every shape is a hypothesis: the stroke is fitted as each kind in turn, and the fit is
 /// compared with the stroke (`OutlineMatch`). A shape is reported only when the stroke
@@ -240,7 +240,7 @@ public enum ShapeRecognizer {
             switch other.shape.kind {
             case .ellipse, .diamond, .triangle: return true
             case .rectangle: return match.rmsDistance >= polygonCloseness * other.match.rmsDistance
-            case .line, .parallelogram, .arrow, .none: return false
+            case .line, .parallelogram, .arrow, .elbowArrow, .none: return false
             }
         }
 
@@ -274,7 +274,7 @@ public enum ShapeRecognizer {
             case .line: (lineRMSTolerance, lineDistanceTolerance)
             case .ellipse, .rectangle, .diamond, .parallelogram, .triangle:
                 (closedShapeRMSTolerance, distanceTolerance)
-            case .arrow, .none: (rmsTolerance, distanceTolerance)
+            case .arrow, .elbowArrow, .none: (rmsTolerance, distanceTolerance)
             }
         }
 
@@ -605,6 +605,32 @@ public enum ShapeRecognizer {
             if let curvedLoop, let ellipse = ellipse(following: Self.followed(curvedLoop)).candidate {
                 result.append(ellipse)
             }
+        }
+        // Last, when nothing else passes: an elbow arrow, whose bends are sharp turns that the
+        // straight arrow takes for its tip.
+        if result.contains(where: \.isAccepted) {
+            note(.elbowArrow, "another shape passes (an elbow arrow is tried only when none does)")
+        } else {
+            // (`closest` is still infinite: nothing passes.)
+            var elbows: [Candidate] = []
+            for elbow in ElbowArrowFit.candidates(
+                whole, hookLength: hookLength, sharpTurn: sharpTurn, maximumBow: distanceTolerance * wholeSize,
+                squareness: skewTolerance)
+            {
+                guard let polyline = elbow.squaredPolyline else { continue }
+                let elbow = candidate(
+                    .elbowArrow, polyline, sides: .each(elbow.drawnSides), following: prepared.untrimmed,
+                    closest: closest)
+                if elbow.isAccepted { closest = min(closest, elbow.match.rmsDistance) }
+                elbows.append(elbow)
+            }
+            if elbows.isEmpty {
+                note(
+                    .elbowArrow,
+                    "no elbow arrow reading: no bend (a sharp turn past the first tenth) followed by an arrow, "
+                        + "a bowed run, or a bend more than \(degrees(skewTolerance))° from square")
+            }
+            result += elbows
         }
         return result
     }
