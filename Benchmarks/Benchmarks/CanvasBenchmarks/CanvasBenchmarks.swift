@@ -84,8 +84,8 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // Recognising a finished 200-point stroke (issue 14: under 50 µs): a circle, a
-    // rectangle, a scribble, a rectangle with rounded corners, a 2.4:1 diamond and a 2.5:1
-    // parallelogram as a pen samples them, with a deterministic wobble.
+    // rectangle, a scribble, a rectangle with rounded corners, a 2.4:1 diamond, a 2.5:1
+    // parallelogram and an elbow arrow as a pen samples them, with a deterministic wobble.
     for (name, stroke) in recognitionStrokes(points: 200) {
         Benchmark("recognition: a 200-point \(name)") { benchmark in
             for _ in benchmark.scaledIterations {
@@ -242,6 +242,20 @@ func recognitionStrokes(points count: Int) -> [(String, [Point])] {
     // Short sides leaning 45°, 0.57 of the long ones: a parallelogram, tried as a rectangle
     // of its dominant direction too (`ShapeRecognizer.Candidate.givesWay(to:)`).
     let parallelogram = quadrilateral([(0, 0), (400, 0), (560, 160), (160, 160)])
+    // A connector bent once, its head drawn out and back: an elbow arrow, tried last, after
+    // every other shape is refused (`ElbowArrowFit`).
+    let waypoints = [(0, 0), (0, 300), (400, 300), (350, 270), (400, 300), (350, 330)].map { Point(x: $0.0, y: $0.1) }
+    let legs = zip(waypoints, waypoints.dropFirst()).map { $0.distance(to: $1) }
+    let elbowArrow = (0..<count).map { k -> Point in
+        var along = legs.reduce(0, +) * Double(k) / Double(count - 1)
+        var leg = 0
+        while leg < legs.count - 1 && along > legs[leg] {
+            along -= legs[leg]
+            leg += 1
+        }
+        let p = waypoints[leg].interpolated(to: waypoints[leg + 1], at: min(1, along / legs[leg]))
+        return Point(x: p.x + wobble(k), y: p.y + wobble(k + 50))
+    }
     let scribble = (0..<count).map { k -> Point in
         let t = Double(k) / Double(count - 1)
         return Point(x: 400 * t + 60 * sin(t * 31), y: 150 * sin(t * 11) + 40 * cos(t * 23))
@@ -249,7 +263,7 @@ func recognitionStrokes(points count: Int) -> [(String, [Point])] {
     return [
         ("circle", circle), ("rectangle", rectangle), ("scribble", scribble),
         ("rectangle with rounded corners", roundedRectangle(points: count, wobble: wobble)),
-        ("diamond", diamond), ("parallelogram", parallelogram),
+        ("diamond", diamond), ("parallelogram", parallelogram), ("elbow arrow", elbowArrow),
     ]
 }
 
