@@ -104,8 +104,8 @@ struct ActionCommandTests {
     }
 
     /// --explain names every shape tried, its scores and verdict: a hand-drawn square is
-    /// chosen as a rectangle, the line is refused by its RMS test, and the ellipse meets
-    /// the square's corners.
+    /// chosen as a rectangle, the line is refused by its RMS test, the ellipse meets the
+    /// square's corners, and the elbow arrow is not tried (another shape passes).
     @Test func recognizeExplainsEveryShapeTried() throws {
         var square: [[Double]] = []
         for (from, to) in [((0.0, 0.0), (100.0, 0.0)), ((100, 0), (100, 100)), ((100, 100), (0, 100)), ((0, 100), (0, 0))] {
@@ -123,10 +123,11 @@ struct ActionCommandTests {
         #expect(object["shape"] as? String == "rectangle")
         let explained = try #require(object["explain"] as? [[String: Any]])
         let verdicts = Dictionary(explained.map { ($0["shape"] as! String, $0["verdict"] as! String) }) { a, _ in a }
-        #expect(Set(verdicts.keys) == ["line", "rectangle", "ellipse", "triangle", "arrow"])
+        #expect(Set(verdicts.keys) == ["line", "rectangle", "ellipse", "triangle", "arrow", "elbow_arrow"])
         #expect(verdicts["rectangle"] == "chosen")
         #expect(verdicts["line"]?.hasPrefix("refused: RMS distance ") == true, "\(verdicts)")
         #expect(verdicts["ellipse"]?.hasPrefix("not fitted: a corner ") == true, "\(verdicts)")
+        #expect(verdicts["elbow_arrow"]?.hasPrefix("not fitted: another shape passes") == true, "\(verdicts)")
         let rectangle = try #require(explained.first { $0["shape"] as? String == "rectangle" })
         #expect((rectangle["rms"] as? Double ?? 1) < 0.01)
         #expect((rectangle["traced"] as? Double ?? 0) >= 0.8, "it passes the tracing test")
