@@ -37,7 +37,7 @@ struct FlowchartEvaluationTests {
         ("data", [.parallelogram, .rectangle], true, 0.75),
         // A connector: an arrow, straight or bent at right angles (scored since elbow arrows,
         // 2026-11-27: 71.1 % before, counting a connector drawn without a head as a line).
-        ("arrow", [.arrow, .elbowArrow, .line], true, 0.84),
+        ("arrow", [.arrow, .elbowArrow, .line], true, 0.91),
         ("text", [.line, .ellipse], false, 0),
     ]
 

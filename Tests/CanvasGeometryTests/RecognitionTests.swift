@@ -893,6 +893,25 @@ struct RecognitionTests {
         }
     }
 
+    /// Elbow arrows with the small heads connectors have: barbs 5-9.5 % of the last run, on
+    /// runs of 300-600 px, a head a sample or two of the whole stroke's 64 (all 12 refused
+    /// with a straight arrow's least barb, a tenth of the shaft; with the stretch after the
+    /// bend read and compared at the whole stroke's resolution, 8 of 12 with barbs of 4-8 %).
+    @Test(arguments: seeds.prefix(12)) func elbowArrowsWithSmallHeads(seed: UInt64) {
+        var pen = SyntheticPen(seed: seed, jitter: 0.5)
+        let turn = pen.random(in: 0...(2 * .pi))
+        let (first, last) = (pen.random(in: 300...600), pen.random(in: 300...600))
+        let barb = last * pen.random(in: 0.05...0.095)
+        let spread = pen.random(in: 0.5...0.7)
+        let side: Double = seed % 2 == 0 ? 1 : -1
+        let (bend, tip) = (Point(x: 0, y: first), Point(x: side * last, y: first))
+        let back = Point(x: -side * barb, y: 0)
+        let waypoints = [Point(x: 0, y: 0), bend, tip, tip + rotated(back, by: spread), tip, tip + rotated(back, by: -spread)]
+        let stroke = pen.stroke(through: waypoints.map { rotated($0, by: turn) }, samples: 200)
+        let shape = ShapeRecognizer.recognize(stroke)
+        #expect(shape.kind == .elbowArrow, "seed \(seed): \(shape.kind), barbs \(barb / last) of the last run")
+    }
+
     /// A connector bent without a head (an L or a U), a bent line with a hook at its end,
     /// and an L whose "head" is a single barb are no elbow arrows.
     @Test(arguments: seeds.prefix(12)) func bentStrokesWithoutAHeadAreNoElbowArrows(seed: UInt64) {

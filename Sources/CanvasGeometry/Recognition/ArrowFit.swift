@@ -41,9 +41,11 @@ struct ArrowFit {
     /// With `forwardmostTip`, only readings whose tip is the head's point farthest forward
     /// along the shaft, beyond the first sharp turn: the first barb drawn out and back past
     /// that turn before the tip, the second after it, and the shaft straight to the tip.
+    /// `minimumBarb`: the shortest barb, as a fraction of the shaft (`minimumBarbRatio`, or
+    /// an elbow arrow's own).
     static func candidates(
         _ stroke: [Point], hookLength: Double, sharpTurn: Double, maximumBow: Double, headLast: Bool = true,
-        headFirst: Bool = true, forwardmostTip: Bool = false
+        headFirst: Bool = true, forwardmostTip: Bool = false, minimumBarb: Double = minimumBarbRatio
     ) -> [ArrowFit] {
         let filter = StrokeResampling.SharpTurnFilter(angle: sharpTurn)
         /// The readings with the head at the end of `points`.
@@ -108,11 +110,11 @@ struct ArrowFit {
                 // end by at least a barb's least length.
                 guard firstIndex < tipIndex, tipIndex < secondIndex,
                     first.distance(to: tip)
-                        >= points[headStart].distance(to: tip) + minimumBarbRatio * shaftLength
+                        >= points[headStart].distance(to: tip) + minimumBarb * shaftLength
                 else { return [] }
             }
             // Barbs no longer than the shaft, which is what makes it the shaft.
-            let lengths = (minimumBarbRatio * shaftLength)...shaftLength
+            let lengths = (minimumBarb * shaftLength)...shaftLength
             func isBarb(_ barb: Point) -> Bool {
                 let arm = barb - tip
                 return lengths.contains(arm.length) && barbAngles.contains(abs(atan2(axis.cross(arm), axis.dot(arm))))

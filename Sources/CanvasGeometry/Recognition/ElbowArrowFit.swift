@@ -22,6 +22,19 @@ struct ElbowArrowFit {
     /// is routed round them with one or two.
     static let maximumBends = 2
 
+    /// How many times more finely than the whole stroke a fit the whole follows but does not
+    /// trace enough of is compared with the stroke again (`ShapeRecognizer`): a connector's
+    /// head, small beside its runs, may be a sample or two of the whole.
+    static let fineness = 4
+
+    /// The shortest barb, as a fraction of the last run: a connector's head is small beside
+    /// its runs, and an elbow arrow's bends and two-sided head already tell it from a hooked
+    /// line (a straight arrow's barbs are at least `ArrowFit.minimumBarbRatio` of its shaft).
+    /// The least value on a 0.025 grid that takes no further development stroke for a shape
+    /// it is not (the $1 and MMG development subjects and the flowchart database's writers of
+    /// even number; docs/recognition.md, Tolerances).
+    static let minimumBarbRatio = 0.025
+
     /// The pieces the stroke should follow if it is this arrow: each run before the last as
     /// the straight segment between its ends, then the straight arrow's.
     var drawnSides: [[Point]] {
@@ -34,16 +47,36 @@ struct ElbowArrowFit {
     /// is a straight arrow (`ArrowFit.candidates`, head last), and each bend is within
     /// `squareness` (radians) of a right angle. The caller judges which, if any, the stroke
     /// follows.
+    ///
+    /// `drawn` is the stroke as drawn: when no reading's samples of the whole from the last
+    /// bend make an arrow, each such stretch of it is read again resampled on its own to as
+    /// many points as the whole, since a connector's head, small beside its runs, may be a
+    /// sample or two of the whole, too few to find its tip in.
     static func candidates(
-        _ stroke: [Point], hookLength: Double, sharpTurn: Double, maximumBow: Double, squareness: Double
+        _ stroke: [Point], drawn: [Point], hookLength: Double, sharpTurn: Double, maximumBow: Double,
+        squareness: Double
     ) -> [ElbowArrowFit] {
+        let length = StrokeResampling.length(of: drawn)
+        /// The stroke as drawn from sample `index` of the whole on (of the whole reversed when
+        /// `reversed`), resampled to as many points as the whole; nil when it has no length.
+        func rest(from index: Int, reversed: Bool) -> [Point]? {
+            let start = length * Double(index) / Double(stroke.count - 1)
+            let stretch = StrokeResampling.stretch(of: reversed ? drawn.reversed() : drawn, from: start)
+            let rest = StrokeResampling.resampled(stretch, count: stroke.count)
+            return rest.isEmpty ? nil : rest
+        }
         /// Whether the turn from `a` to `b` is within `squareness` of a right angle.
         func isSquare(_ a: Point, _ b: Point) -> Bool {
             abs(abs(atan2(a.cross(b), a.dot(b))) - Double.pi / 2) <= squareness
         }
-        func readings(_ points: [Point]) -> [ElbowArrowFit] {
+        /// A reading's shaft: the samples it is read on (the whole stroke, or the whole
+        /// reversed for a head drawn first), its tail and bends (their indices) with runs that
+        /// pass, and which way round.
+        typealias Shaft = (points: [Point], bends: [Int], reversed: Bool)
+        /// The shafts of `points` bent once and twice whose bends and runs pass.
+        func shafts(_ points: [Point], reversed: Bool) -> [Shaft] {
             let turns = sharpTurns(of: points, from: Int(hookLength * Double(points.count - 1)), sharperThan: sharpTurn)
-            var fits: [ElbowArrowFit] = []
+            var shafts: [Shaft] = []
             for bendCount in 1...maximumBends where bendCount < turns.count {
                 // Bend k's sample (bend 0 is the tail), and the chord of the run from it: tested
                 // before anything is gathered, since most strokes fail here.
@@ -57,19 +90,33 @@ struct ElbowArrowFit {
                         }
                     })
                 else { continue }
-                let arrows = ArrowFit.candidates(
-                    Array(points[bend(bendCount)...]), hookLength: hookLength, sharpTurn: sharpTurn,
-                    maximumBow: maximumBow, headFirst: false)
-                for arrow in arrows where isSquare(chord(bendCount - 1), arrow.tip - arrow.tail) {
-                    fits.append(
-                        ElbowArrowFit(
-                            drawnBends: (0...bendCount).map { points[bend($0)] },
-                            runs: (0..<bendCount).map { points[bend($0)...bend($0 + 1)] }, arrow: arrow))
-                }
+                shafts.append((points, (0...bendCount).map(bend), reversed))
             }
-            return fits
+            return shafts
         }
-        return readings(stroke) + readings(stroke.reversed())
+        /// The fits of `shaft` with the arrow read on `rest`, the stroke from its last bend.
+        func fits(_ shaft: Shaft, _ rest: [Point]) -> [ElbowArrowFit] {
+            let (points, bends) = (shaft.points, shaft.bends)
+            let lastChord = points[bends[bends.count - 1]] - points[bends[bends.count - 2]]
+            return ArrowFit.candidates(
+                rest, hookLength: hookLength, sharpTurn: sharpTurn, maximumBow: maximumBow, headFirst: false,
+                minimumBarb: minimumBarbRatio
+            )
+            .filter { isSquare(lastChord, $0.tip - $0.tail) }
+            .map { arrow in
+                ElbowArrowFit(
+                    drawnBends: bends.map { points[$0] },
+                    runs: zip(bends, bends.dropFirst()).map { points[$0...$1] }, arrow: arrow)
+            }
+        }
+        let all = shafts(stroke, reversed: false) + shafts(stroke.reversed(), reversed: true)
+        // The whole stroke's samples from the last bend first; when no reading makes an arrow
+        // of them, each stretch resampled on its own.
+        let found = all.flatMap { fits($0, Array($0.points[$0.bends[$0.bends.count - 1]...])) }
+        guard found.isEmpty else { return found }
+        return all.flatMap { shaft in
+            rest(from: shaft.bends[shaft.bends.count - 1], reversed: shaft.reversed).map { fits(shaft, $0) } ?? []
+        }
     }
 
     /// The indices of the stroke's sharp turns from sample `start` on, each at its sharpest

@@ -611,18 +611,29 @@ public enum ShapeRecognizer {
         if result.contains(where: \.isAccepted) {
             note(.elbowArrow, "another shape passes (an elbow arrow is tried only when none does)")
         } else {
-            // (`closest` is still infinite: nothing passes.)
+            // Each fit is compared with the whole stroke. When none passes, those the stroke
+            // follows but does not trace enough of are compared again with the stroke sampled
+            // `ElbowArrowFit.fineness` times as finely (a connector's small head may be a
+            // sample or two of the whole, too few to trace its barbs).
             var elbows: [Candidate] = []
-            for elbow in ElbowArrowFit.candidates(
-                whole, hookLength: hookLength, sharpTurn: sharpTurn, maximumBow: distanceTolerance * wholeSize,
-                squareness: skewTolerance)
+            var fits: [(fit: ElbowArrowFit, polyline: [Point])] = []
+            for fit in ElbowArrowFit.candidates(
+                whole, drawn: points, hookLength: hookLength, sharpTurn: sharpTurn,
+                maximumBow: distanceTolerance * wholeSize, squareness: skewTolerance)
             {
-                guard let polyline = elbow.squaredPolyline else { continue }
-                let elbow = candidate(
-                    .elbowArrow, polyline, sides: .each(elbow.drawnSides), following: prepared.untrimmed,
-                    closest: closest)
-                if elbow.isAccepted { closest = min(closest, elbow.match.rmsDistance) }
-                elbows.append(elbow)
+                guard let polyline = fit.squaredPolyline else { continue }
+                fits.append((fit, polyline))
+                elbows.append(
+                    candidate(.elbowArrow, polyline, sides: .each(fit.drawnSides), following: prepared.untrimmed))
+            }
+            if !fits.isEmpty, !elbows.contains(where: \.isAccepted) {
+                let finelySampled = StrokeResampling.resampled(
+                    points, count: (sampleCount - 1) * ElbowArrowFit.fineness + 1)
+                let followed = (finelySampled, wholeSize, StrokeResampling.length(of: finelySampled))
+                for index in elbows.indices where elbows[index].failedTest?.isTracing == true {
+                    elbows[index] = candidate(
+                        .elbowArrow, fits[index].polyline, sides: .each(fits[index].fit.drawnSides), following: followed)
+                }
             }
             if elbows.isEmpty {
                 note(

@@ -39,6 +39,22 @@ public enum StrokeResampling {
         return result
     }
 
+    /// The part of the polyline from arc length `start` on: the point at that length, then
+    /// the polyline's points beyond it (its last point alone when `start` is its length or
+    /// more).
+    static func stretch(of points: [Point], from start: Double) -> [Point] {
+        var travelled = 0.0
+        for index in points.indices.dropLast() {
+            let segment = points[index].distance(to: points[index + 1])
+            if segment > 0, travelled + segment > start {
+                let at = points[index].interpolated(to: points[index + 1], at: max(0, (start - travelled) / segment))
+                return [at] + points[(index + 1)...]
+            }
+            travelled += segment
+        }
+        return [points[points.count - 1]]
+    }
+
     /// The stroke as the canvas draws it, for resampling at `spacing`: the pen's points,
     /// and between two of them farther apart than the spacing, points at most half of it
     /// apart (by their chord) along the centripetal Catmull-Rom curve through them
