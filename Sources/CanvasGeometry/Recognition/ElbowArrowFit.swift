@@ -82,7 +82,9 @@ struct ElbowArrowFit {
                 // before anything is gathered, since most strokes fail here.
                 func bend(_ k: Int) -> Int { k == 0 ? 0 : turns[k - 1] }
                 func chord(_ k: Int) -> Point { points[bend(k + 1)] - points[bend(k)] }
-                guard (0..<(bendCount - 1)).allSatisfy({ isSquare(chord($0), chord($0 + 1)) }),
+                // Every bend square, the last to the run towards the next sharp turn (where the
+                // tip is, or its blur when the head is a sample or two).
+                guard (0..<bendCount).allSatisfy({ isSquare(chord($0), chord($0 + 1)) }),
                     (0..<bendCount).allSatisfy({ k in
                         let (start, end) = (points[bend(k)], points[bend(k + 1)])
                         return points[bend(k)...bend(k + 1)].allSatisfy {
