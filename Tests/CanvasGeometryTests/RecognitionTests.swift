@@ -743,6 +743,22 @@ struct RecognitionTests {
         #expect(ShapeRecognizer.recognize(points).kind == .none)
     }
 
+    /// An arrow whose shaft is over 10¹⁵⁴ long has finite barbs: its lengths' squares
+    /// overflow, and the replacement's barbs were not numbers (so `recognize` and `explain`
+    /// gave shapes that compare unequal). Found by FuzzRecognizer (its regression
+    /// `an-arrow-over-1e154-long-has-finite-barbs`: these 22 points times 10¹⁵⁰).
+    @Test func anArrowOver1e154LongHasFiniteBarbs() {
+        let grid = [
+            (19200, 1), (7680, 0), (3847, 2093), (67, -3298), (255, 4), (245, 11520), (0, 0), (0, 11520), (0, 16),
+            (-2816, 45), (100, 300), (113, 9216), (0, 0), (0, -256), (0, 4), (245, 11520), (0, 0), (0, 11520),
+            (0, 16), (-2816, -2260), (100, 300), (113, 11520),
+        ]
+        let points = grid.map { Point(x: Double($0.0) * 1e150, y: Double($0.1) * 1e150) }
+        let shape = ShapeRecognizer.recognize(points)
+        #expect(shape.points.allSatisfy { $0.x.isFinite && $0.y.isFinite }, "\(shape.kind): \(shape.points)")
+        #expect(ShapeRecognizer.explain(points).shape == shape)
+    }
+
     @Test func explainSaysWhyARectanglesCornersWereOrWereNotTakenAsRounded() {
         func verdicts(over fraction: Double) -> [String] {
             ShapeRecognizer.explain(Self.roundedRectangle(seed: 1, over: fraction)).hypotheses

@@ -140,10 +140,13 @@ struct ArrowFit {
     /// The arrow made straight and symmetric: the shaft from tail to tip, and two barbs of
     /// the drawn barbs' mean length at their mean angle from `axis`, either side of the
     /// shaft, as the polyline tail, tip, barb, tip, barb.
+    /// Lengths are taken by `hypot`, which does not overflow where their squares would (a
+    /// shaft over about 10¹⁵⁴ long: its barbs were not finite, found by FuzzRecognizer).
     var symmetricPolyline: [Point] {
-        let back = (tail - tip) / (tail - tip).length
+        let shaft = tail - tip
+        let back = shaft / hypot(shaft.x, shaft.y)
         let arms = [barbs.0 - tip, barbs.1 - tip]
-        let length = (arms[0].length + arms[1].length) / 2
+        let length = (hypot(arms[0].x, arms[0].y) + hypot(arms[1].x, arms[1].y)) / 2
         let angle = arms.map { abs(atan2(axis.cross($0), axis.dot($0))) }.reduce(0, +) / 2
         // The first barb keeps its side of the shaft.
         let side: Double = axis.cross(arms[0]) < 0 ? -1 : 1
