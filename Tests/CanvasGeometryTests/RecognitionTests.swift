@@ -922,7 +922,8 @@ struct RecognitionTests {
         let side: Double = seed % 2 == 0 ? 1 : -1
         let (bend, tip) = (Point(x: 0, y: first), Point(x: side * last, y: first))
         let back = Point(x: -side * barb, y: 0)
-        let waypoints = [Point(x: 0, y: 0), bend, tip, tip + rotated(back, by: spread), tip, tip + rotated(back, by: -spread)]
+        let (left, right) = (tip + rotated(back, by: spread), tip + rotated(back, by: -spread))
+        let waypoints = [Point(x: 0, y: 0), bend, tip, left, tip, right]
         let stroke = pen.stroke(through: waypoints.map { rotated($0, by: turn) }, samples: 200)
         let shape = ShapeRecognizer.recognize(stroke)
         #expect(shape.kind == .elbowArrow, "seed \(seed): \(shape.kind), barbs \(barb / last) of the last run")

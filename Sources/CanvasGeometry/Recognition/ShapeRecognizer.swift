@@ -631,8 +631,8 @@ public enum ShapeRecognizer {
                     points, count: (sampleCount - 1) * ElbowArrowFit.fineness + 1)
                 let followed = (finelySampled, wholeSize, StrokeResampling.length(of: finelySampled))
                 for index in elbows.indices where elbows[index].failedTest?.isTracing == true {
-                    elbows[index] = candidate(
-                        .elbowArrow, fits[index].polyline, sides: .each(fits[index].fit.drawnSides), following: followed)
+                    let (fit, polyline) = fits[index]
+                    elbows[index] = candidate(.elbowArrow, polyline, sides: .each(fit.drawnSides), following: followed)
                 }
             }
             if elbows.isEmpty {
