@@ -149,19 +149,15 @@ struct ElbowArrowFit {
 
     /// The arrow with its bends made right angles, as the polyline tail, bends, tip, barb,
     /// tip, barb: the runs' directions are the drawn ones' length-weighted mean modulo 90°
-    /// (averaging 4θ) turned by whole right angles, each run through its points' mean; the
-    /// head as the straight arrow's (`ArrowFit.symmetricPolyline`) about the last run. Nil
-    /// when two consecutive runs come out parallel (bends too far from square for the mean).
+    /// (`PolygonFit.meanDirectionModuloRightAngle`) turned by whole right angles, each run
+    /// through its points' mean; the head as the straight arrow's
+    /// (`ArrowFit.symmetricPolyline`) about the last run. Nil when two consecutive runs come
+    /// out parallel (bends too far from square for the mean).
     var squaredPolyline: [Point]? {
         let lastRun = arrow.drawnSides[0]
         let chords = zip(drawnBends, drawnBends.dropFirst()).map { $1 - $0 } + [arrow.tip - arrow.tail]
         let points = runs + [lastRun[...]]
-        var sum = Point(x: 0, y: 0)
-        for chord in chords {
-            let angle = 4 * atan2(chord.y, chord.x)
-            sum = sum + Point(x: cos(angle), y: sin(angle)) * chord.length
-        }
-        let frame = atan2(sum.y, sum.x) / 4
+        let frame = PolygonFit.meanDirectionModuloRightAngle(chords.lazy.map { ($0, $0.length) }) ?? 0
         guard frame.isFinite else { return nil }
         var lines: [FittedLine] = []
         var quarters: [Int] = []

@@ -131,12 +131,7 @@ struct PolygonFit {
             return .success(
                 Quadrilateral(kind: .parallelogram, drawn: closed(drawn), replacement: closed(parallelogram)))
         }
-        var sum = Point(x: 0, y: 0)
-        for (side, weight) in zip(sides, runLengths) {
-            let angle = 4 * atan2(side.direction.y, side.direction.x)
-            sum = sum + Point(x: cos(angle), y: sin(angle)) * weight
-        }
-        let orientation = atan2(sum.y, sum.x) / 4
+        let orientation = Self.meanDirectionModuloRightAngle(zip(sides.lazy.map(\.direction), runLengths)) ?? 0
         let u = Point(x: cos(orientation), y: sin(orientation))
         let v = Point(x: -u.y, y: u.x)
         // Opposite sides lie along the same axis; those along u fix the rectangle's extent
@@ -150,6 +145,21 @@ struct PolygonFit {
             return u * alongV.centroid.dot(u) + v * alongU.centroid.dot(v)
         }
         return .success(Quadrilateral(kind: .rectangle, drawn: closed(drawn), replacement: closed(corners)))
+    }
+
+    /// The mean of `directions` (vectors, each with its weight) taken modulo 90°, in radians:
+    /// their angles multiplied by four averaged as unit vectors, so that a direction and the
+    /// same turned by a right angle agree (the sides of a rectangle, the runs of an elbow
+    /// arrow). Nil when they cancel out exactly.
+    static func meanDirectionModuloRightAngle<Directions: Sequence>(_ directions: Directions) -> Double?
+    where Directions.Element == (Point, Double) {
+        var sum = Point(x: 0, y: 0)
+        for (direction, weight) in directions {
+            let angle = 4 * atan2(direction.y, direction.x)
+            sum = sum + Point(x: cos(angle), y: sin(angle)) * weight
+        }
+        guard sum.x != 0 || sum.y != 0 else { return nil }
+        return atan2(sum.y, sum.x) / 4
     }
 
     /// The parallelogram that best matches the quadrilateral `corners` (4, in order): its
@@ -199,13 +209,8 @@ struct PolygonFit {
     /// rectangle of 4:1 or longer a short side is a tenth of the stroke or less, which
     /// hook trimming would cut off as if it were the pen's landing or lifting.
     static func orientedRectangle(_ stroke: [Point]) -> [Point]? {
-        var sum = Point(x: 0, y: 0)
-        for (a, b) in zip(stroke, stroke.dropFirst()) {
-            let angle = 4 * atan2(b.y - a.y, b.x - a.x)
-            sum = sum + Point(x: cos(angle), y: sin(angle))
-        }
-        guard sum.x != 0 || sum.y != 0 else { return nil }
-        let orientation = atan2(sum.y, sum.x) / 4
+        let steps = zip(stroke, stroke.dropFirst()).lazy.map { ($1 - $0, 1.0) }
+        guard let orientation = meanDirectionModuloRightAngle(steps) else { return nil }
         let u = Point(x: cos(orientation), y: sin(orientation))
         let v = Point(x: -u.y, y: u.x)
         let along = stroke.map { $0.dot(u) }
