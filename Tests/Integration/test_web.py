@@ -165,16 +165,20 @@ def wobbly_line(x0, x1, y, steps=40):
     return [(int(x0 + (x1 - x0) * i / steps), int(y + (2 if i % 2 else -2))) for i in range(steps + 1)]
 
 
-def rough_rectangle(left, top, right, bottom):
+def rough_polyline(waypoints):
+    """A hand's stroke through `waypoints`: 12 points a leg, each off by up to 2 px (seeded)."""
     rng = random.Random(7)
-    corners = [(left, top), (right, top), (right, bottom), (left, bottom), (left + 3, top + 4)]
     points = []
-    for (xa, ya), (xb, yb) in zip(corners, corners[1:]):
+    for (xa, ya), (xb, yb) in zip(waypoints, waypoints[1:]):
         for i in range(12):
             t = i / 12
             points.append((int(xa + (xb - xa) * t + rng.uniform(-2, 2)), int(ya + (yb - ya) * t + rng.uniform(-2, 2))))
-    points.append(corners[-1])
+    points.append(waypoints[-1])
     return points
+
+
+def rough_rectangle(left, top, right, bottom):
+    return rough_polyline([(left, top), (right, top), (right, bottom), (left, bottom), (left + 3, top + 4)])
 
 
 @unittest.skipIf(lan_interface() is None, "no interface with multicast here")
@@ -261,6 +265,17 @@ class PageInABrowser(unittest.TestCase):
         b.wait(lambda: b.js(shape) == 1, "the rectangle redone on page B")
         self.wait_converged("undo and redo")
         b.screenshot("4-undo-redo")
+
+        # 4b. A connector bent once, its head drawn out and back, becomes an elbow arrow: the
+        # other page draws the shape, six points with a repeated tip, as it draws any other.
+        a.drag(rough_polyline([(620, 380), (620, 540), (880, 540), (845, 515), (880, 540), (845, 565)]))
+        for page in (a, b):
+            page.wait(lambda page=page: page.js(shape) == 2, f"the recognised elbow arrow on page {page.name}")
+        self.assertGreater(b.ink(620, 460, 4), 0, "the elbow arrow's first run")
+        self.assertGreater(b.ink(750, 540, 4), 0, "its second run")
+        self.assertGreater(b.ink(862, 528, 4), 0, "its head")
+        self.wait_converged("the elbow arrow")
+        b.screenshot("4b-elbow-arrow-recognised")
 
         # 5. The SVG the page downloads is `canvas export` of the room.
         a.focus()
