@@ -188,6 +188,7 @@ public struct RoomSession: Sendable {
         let unaccepted = unacceptedOperations(on: id)
         transports[id]!.inFlight = [:]
         transports[id]!.outbox = []
+        transports[id]!.shapeBodies.reset()
         sendLocal(unaccepted, on: id, &actions)
         announce(on: id, now: now, &actions)
     }
@@ -253,18 +254,45 @@ public struct RoomSession: Sendable {
     /// Sends local operations on an up transport, remembering them until accepted.
     private mutating func sendLocal(_ operations: [Operation], on id: TransportID, _ actions: inout [SessionAction]) {
         guard !operations.isEmpty else { return }
-        let limit = transports[id]!.maxMessageBytes
+        var batch: [(operation: Operation, sendID: SendID?)] = []
+        batch.reserveCapacity(operations.count)
         for operation in operations {
             let sendID = SendID(nextSendID)
             nextSendID += 1
             transports[id]!.inFlight[sendID] = [operation]
-            let messages = MessagePacking.messages(
-                for: [outgoing(operation, on: id)], maxBytes: limit, compact: transports[id]!.compactOperations)
+            batch.append((outgoing(operation, on: id), sendID))
+        }
+        for part in bodyParts(batch, on: id) {
+            let messages: [[UInt8]]
+            var sendID: SendID?
+            switch part {
+            case .operation(let operation, let localID):
+                messages = MessagePacking.messages(
+                    for: [operation], maxBytes: transports[id]!.maxMessageBytes, compact: transports[id]!.compactOperations)
+                sendID = localID
+            case .shape(let add, let append, let sendIDs):
+                messages = ShapeBodies.messages(add: add, append: append, maxBytes: transports[id]!.maxMessageBytes)
+                // One send now: accepted, it accepts both operations.
+                sendID = sendIDs.last
+                if let last = sendIDs.last {
+                    transports[id]!.inFlight[last] = sendIDs.flatMap { transports[id]!.inFlight.removeValue(forKey: $0) ?? [] }
+                }
+            }
             for (index, message) in messages.enumerated() {
                 // A split APPEND is accepted when its last part is.
                 actions.append(.send(message, kind: .operations, to: .room, via: id, id: index == messages.count - 1 ? sendID : nil))
             }
         }
+    }
+
+    /// What goes out on transport `id` for `operations` (in the form it sends them): where
+    /// peers of the original app read, a shape's ADD and first APPEND as one MEGA (and a
+    /// shape's ADD without it kept back until it comes: `ShapeBodies`); elsewhere each as it is.
+    private mutating func bodyParts(
+        _ operations: [(operation: Operation, sendID: SendID?)], on id: TransportID
+    ) -> [ShapeBodies.Part] {
+        guard transports[id]!.readByTheOriginalApp else { return operations.map { .operation($0.operation, $0.sendID) } }
+        return transports[id]!.shapeBodies.parts(operations)
     }
 
     /// `operation` as sent in `.operations` on transport `id`: where peers of the original
@@ -344,11 +372,21 @@ public struct RoomSession: Sendable {
         // (a member of one LAN), so no keys are sorted for nothing.
         if transports.count == 1, from != nil { return }
         for id in transports.keys.sorted() where id != author.transport && transports[id]!.isUp {
-            let outgoing = novel.map { self.outgoing($0, on: id) }
-            let messages = MessagePacking.messages(
-                for: outgoing, maxBytes: transports[id]!.maxMessageBytes, compact: transports[id]!.compactOperations)
-            for message in messages {
-                actions.append(.send(message, kind: .operations, to: .room, via: id, id: nil))
+            let limit = transports[id]!.maxMessageBytes
+            guard transports[id]!.readByTheOriginalApp else {
+                for message in MessagePacking.messages(for: novel, maxBytes: limit, compact: transports[id]!.compactOperations) {
+                    actions.append(.send(message, kind: .operations, to: .room, via: id, id: nil))
+                }
+                continue
+            }
+            for part in bodyParts(novel.map { (outgoing($0, on: id), nil) }, on: id) {
+                let messages = switch part {
+                case .operation(let operation, _): MessagePacking.messages(for: [operation], maxBytes: limit)
+                case .shape(let add, let append, _): ShapeBodies.messages(add: add, append: append, maxBytes: limit)
+                }
+                for message in messages {
+                    actions.append(.send(message, kind: .operations, to: .room, via: id, id: nil))
+                }
             }
         }
     }
@@ -522,6 +560,11 @@ struct TransportState: Sendable {
     var announcesEarly = false
     /// Whether members may be peers of the original protocol (see `SessionInput.transportUp`).
     var legacyPeers = true
+    /// Where they may be: shapes' ADDs waiting for their first APPEND, to go out as one MEGA.
+    var shapeBodies = ShapeBodies()
+
+    /// Whether peers of the original app may read what goes out (JSON, where they may be).
+    var readByTheOriginalApp: Bool { legacyPeers && !compactOperations }
     /// Whether operations go in their compact binary form (`SessionInput.compactOperations`).
     var compactOperations = false
     /// What anti-entropy may still send while members draw (nil: no limit).

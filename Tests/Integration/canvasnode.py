@@ -87,6 +87,12 @@ class Node:
             total += points
         return total
 
+    def draw_recognized(self, points, weight=3, colour=(0, 0, 0)):
+        """Draws one stroke through `points` with recognition on (a rough shape becomes a
+        perfect one: an ADD with is_shape and an APPEND of its corners)."""
+        self.send_line({"action": "draw", "points": [list(p) for p in points], "weight": weight,
+                        "colour": list(colour), "recognize": True})
+
     def erase(self, points, radius=10):
         self.send_line({"action": "erase", "points": points, "radius": radius})
 
@@ -223,3 +229,15 @@ def multicast_interface():
         if "MULTICAST" in flags and "LOOPBACK" not in flags and "UP" in flags and name in with_ipv4:
             return name
     return None
+
+
+def rough_polyline(waypoints, seed=7):
+    """A hand's stroke through `waypoints`: 12 points a leg, each off by up to 2 px (seeded)."""
+    rng = random.Random(seed)
+    points = []
+    for (xa, ya), (xb, yb) in zip(waypoints, waypoints[1:]):
+        for i in range(12):
+            t = i / 12
+            points.append((int(xa + (xb - xa) * t + rng.uniform(-2, 2)), int(ya + (yb - ya) * t + rng.uniform(-2, 2))))
+    points.append(waypoints[-1])
+    return points

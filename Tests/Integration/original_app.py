@@ -52,6 +52,14 @@ Receiving
         segment (s, e) is applied as `.betterPartial(id, e, s)` -- reversed, which mostly
         does nothing and sometimes duplicates a segment (the app's own MEGA reflected to
         it turns [(0, n-1)] into [(0, n-1), (0, n-1)]).
+  - Redrawing: `incomingChange` asks for a redraw after every message (`setNeedsDisplay`),
+    and a message that arrives on its own is drawn before the next one. Drawing a stroke
+    (Stroke.swift `cgPath` -> `getPoints`) can stop the app: a shape is drawn as the lines
+    `for i in start...(end - 1)`, a range that traps when a visible segment is one point
+    (an ADD's stroke is, with segment (0, 0), until its APPEND arrives), or an index past
+    the last point. After each message the strokes it touched are checked
+    (original_app_model.py `drawing_trap`) and one that cannot be drawn counts in `crashes`
+    with that message's body.
 Drawing (DrawView.swift)
   - `touchesBegan`: an ADD of the first touch with `is_shape` false, colour as
     floor(component x 255); identifiers are `UUID().uuidString` (`getIdentifier`).
@@ -71,7 +79,7 @@ Drawing (DrawView.swift)
     not its own: each occupant already in the room when the app joins, each later join,
     each presence change), not on its own join.
 Not modelled: Bluetooth relaying (`isMaster` is true without Bluetooth peers), shape
-recognition, the rendering. Deviation: when the stand-in creates the room it unlocks it
+recognition, the pixels drawn (only whether a stroke can be drawn, above). Deviation: when the stand-in creates the room it unlocks it
 with the instant-room form (the app never does: it has no `xmppRoomDidCreate`), unless
 --no-configure.
 

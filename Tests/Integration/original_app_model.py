@@ -325,6 +325,34 @@ def _better_partial(segments, lower, upper):
         j += 1
 
 
+# -- drawing: DrawView.draw(_:) -> Stroke.cgPath -> Stroke.getPoints ----------------------
+
+def drawing_trap(stroke):
+    """What stops the app when it draws `stroke` (Stroke.swift `cgPath`), or None.
+
+    `cgPath` skips a segment whose start is past its end and asks `getPoints(start, end)`
+    for floor(start) and ceil(end). A shape (`isShape`) is drawn as the lines
+    `for i in start...(end - 1)` from points[i] to points[i + 1]: a range whose upper
+    bound is below its lower one ("Range requires lowerBound <= upperBound") when the
+    segment is one point, as an ADD's is ([(0, 0)]) until its APPEND arrives, and an index
+    out of range when the segment ends past the last point. A curve reads points[start]
+    first and loops `for i in start...min(end + 1, count - 1)`."""
+    count = len(stroke.points)
+    for segment in stroke.segments:
+        if segment.start > segment.end:
+            continue
+        start, end = math.floor(segment.start), math.ceil(segment.end)
+        if stroke.is_shape:
+            if end - 1 < start:
+                return f"drawing a shape with the one-point segment {segment}: Range requires lowerBound <= upperBound"
+            if start < 0 or end > count - 1:
+                return f"drawing a shape's segment {segment} of {count} points: index out of range"
+        else:
+            if start < 0 or start > min(end + 1, count - 1):
+                return f"drawing a curve's segment {segment} of {count} points: index out of range"
+    return None
+
+
 # -- encoding: Change.encode(to:) --------------------------------------------------------
 
 def _number(value):
@@ -406,6 +434,15 @@ class App:
             return "ignored"
         self.engine.handle(change)
         self.applied += 1
+        # `incomingChange` asks for a redraw (`setNeedsDisplay`); a message that arrives on
+        # its own is drawn before the next one: a stroke it leaves undrawable stops the app.
+        names = change.strokes if isinstance(change, Mega) else (change.identifier,)
+        for name in names:
+            stroke = self.engine.doc.get(name)
+            trap = stroke and drawing_trap(stroke)
+            if trap:
+                self.crashes.append((f"{trap} (stroke {name!r})", body))
+                return "crash"
         return "applied"
 
     # drawing: DrawView

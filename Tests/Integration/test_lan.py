@@ -18,7 +18,8 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from canvasnode import Node, multicast_interface, seeded_random, view_as_the_original_app_knows_it, wait_converged  # noqa: E402
+from canvasnode import (  # noqa: E402
+    Node, multicast_interface, rough_polyline, seeded_random, view_as_the_original_app_knows_it, wait_converged)
 from lan_wire import data_chunk, is_compact  # noqa: E402
 from test_xmpp import CANVAS, HARNESS, Prosody, start_original_app  # noqa: E402
 
@@ -318,6 +319,9 @@ class LANGateway(unittest.TestCase):
                 "--undo-every", "2", "--redo-every", "1", "--linger", "15")
             time.sleep(4)
             drawn += quiet.draw(rng, 2)
+            # A shape recognised on the LAN: its ADD and APPEND cross the LAN apart, and the
+            # gateway sends them on as one MEGA (the app cannot draw a shape of one point).
+            quiet.draw_recognized(rough_polyline([(100, 100), (400, 100), (400, 300), (100, 300), (103, 104)]))
             out, err = app.communicate(timeout=120)
             self.assertEqual(app.returncode, 0, f"the original app's stand-in failed:\n{out}\n{err}")
             view = json.loads(out.strip().splitlines()[-1])
@@ -330,7 +334,10 @@ class LANGateway(unittest.TestCase):
             ours, renamed = view_as_the_original_app_knows_it(CANVAS, quiet.store, room, work)
             self.assertEqual(view["strokes"], ours, "the app's view (points a stroke) and the LAN's")
             self.assertEqual(len(renamed), 2, f"the app's two redone strokes, generations on the LAN: {renamed}")
-            self.assertEqual(len(view["strokes"]), 5 + 4, "the app should hold the LAN's 5 strokes and its 4")
+            self.assertEqual(len(view["strokes"]), 5 + 2 + 4,
+                             "the app should hold the LAN's 5 strokes, the shape and the stroke it replaced, and its 4")
+            shapes = [n for name, n in view["strokes"].items() if view["visible"][name] == [[0.0, n - 1.0]] and n < 12]
+            self.assertEqual(shapes, [5], f"the rectangle's points, all visible: {view['visible']}")
         finally:
             if app and app.poll() is None:
                 app.kill()

@@ -11,7 +11,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from original_app_model import (  # noqa: E402
-    AddPoints, AddStroke, App, Crash, Engine, Erase, Ignored, Mega, RemoveStroke, Segment, Stroke, decode, encode)
+    AddPoints, AddStroke, App, Crash, Engine, Erase, Ignored, Mega, RemoveStroke, Segment, Stroke, decode,
+    drawing_trap, encode)
 
 
 def body(**message):
@@ -153,6 +154,39 @@ class Applying(unittest.TestCase):
         self.assertEqual(app.receive(mega, None), "applied")  # sent without id: applied
         self.assertEqual(app.view(), ({"s": 5}, {"s": [[0.0, 4.0], [0.0, 4.0]]}))
         self.assertEqual(app.engine.visible(), {"s": [[0.0, 4.0]]})
+
+
+class Redrawing(unittest.TestCase):
+    """The app draws what a message left (`setNeedsDisplay`) before the next message."""
+
+    SHAPE_ADD = body(type="ADD", identifier="r", weight=2, colour=[0, 0, 0], start=[0, 0], is_shape=True)
+    CORNERS = [[100, 0], [100, 50], [0, 50], [0, 0]]
+
+    def test_a_shape_of_one_point_cannot_be_drawn(self):
+        app = App("me")
+        self.assertEqual(app.receive(self.SHAPE_ADD, "other"), "crash")
+        self.assertIn("Range requires lowerBound <= upperBound", app.crashes[0][0])
+        self.assertEqual(app.crashes[0][1], self.SHAPE_ADD)
+        # Its APPEND makes it drawable again: the crash was the redraw in between.
+        self.assertEqual(app.receive(body(type="APPEND", identifier="r", points=self.CORNERS), "other"), "applied")
+        self.assertEqual(app.view()[1], {"r": [[0.0, 4.0]]})
+
+    def test_a_curve_of_one_point_and_a_whole_shape_in_a_mega_are_drawn(self):
+        app = App("me")
+        self.assertEqual(app.receive(ADD, "other"), "applied")
+        shape = {"points": [[0, 0]] + self.CORNERS, "segments": [{"start": 0, "end": 4}], "isShape": True,
+                 "thickness": 2, "colour": [0, 0, 0]}
+        self.assertEqual(app.receive(body(type="MEGA", data={"r": shape}), "other"), "applied")
+        self.assertEqual(app.crashes, [])
+        self.assertEqual(app.view(), ({"r": 5, "s": 1}, {"r": [[0.0, 4.0]], "s": [[0.0, 0.0]]}))
+
+    def test_segments_past_the_points_cannot_be_drawn(self):
+        shape = Stroke([[0, 0], [1, 1], [2, 2]], (0, 0, 0), True, 1, [Segment(0.5, 2.5)])
+        self.assertIn("index out of range", drawing_trap(shape))
+        curve = Stroke([[0, 0], [1, 1], [2, 2]], (0, 0, 0), False, 1, [Segment(3, 4)])
+        self.assertIn("index out of range", drawing_trap(curve))
+        erased = Stroke([[0, 0], [1, 1], [2, 2]], (0, 0, 0), True, 1, [Segment(0, 0.5), Segment(1.5, 2)])
+        self.assertIsNone(drawing_trap(erased))
 
 
 class Drawing(unittest.TestCase):

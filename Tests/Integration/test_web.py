@@ -21,7 +21,7 @@ import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(__file__))
-from canvasnode import Node, multicast_interface  # noqa: E402
+from canvasnode import Node, multicast_interface, rough_polyline  # noqa: E402
 
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
@@ -163,18 +163,6 @@ class Page:
 
 def wobbly_line(x0, x1, y, steps=40):
     return [(int(x0 + (x1 - x0) * i / steps), int(y + (2 if i % 2 else -2))) for i in range(steps + 1)]
-
-
-def rough_polyline(waypoints):
-    """A hand's stroke through `waypoints`: 12 points a leg, each off by up to 2 px (seeded)."""
-    rng = random.Random(7)
-    points = []
-    for (xa, ya), (xb, yb) in zip(waypoints, waypoints[1:]):
-        for i in range(12):
-            t = i / 12
-            points.append((int(xa + (xb - xa) * t + rng.uniform(-2, 2)), int(ya + (yb - ya) * t + rng.uniform(-2, 2))))
-    points.append(waypoints[-1])
-    return points
 
 
 def rough_rectangle(left, top, right, bottom):

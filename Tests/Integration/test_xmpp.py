@@ -15,7 +15,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from canvasnode import Node, seeded_random, view_as_the_original_app_knows_it, wait_converged  # noqa: E402
+from canvasnode import Node, rough_polyline, seeded_random, view_as_the_original_app_knows_it, wait_converged  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HARNESS = os.path.join(ROOT, "scripts", "prosody-harness")
@@ -253,10 +253,15 @@ class XMPPIntegration(unittest.TestCase):
             "--undo-every", "2", "--redo-every", "2", "--seed", "11", "--linger", "25")
         try:
             # While the app is in the room: one node is killed and comes back (catch-up and
-            # repairs travel), the other draws.
+            # repairs travel), the other draws, among it two shapes it recognises (a
+            # rectangle and an elbow arrow: the app draws a shape as straight lines between
+            # its points, and stops on one it cannot draw).
             time.sleep(6)
             second.kill()
             drawn += first.draw(rng, 2)
+            first.draw_recognized(rough_polyline([(100, 100), (400, 100), (400, 300), (100, 300), (103, 104)]))
+            first.draw_recognized(rough_polyline([(600, 100), (600, 300), (900, 300), (865, 275), (900, 300),
+                                                  (865, 325)]))
             second.start()
             second.wait_joined()
             out, err = app.communicate(timeout=150)
@@ -274,8 +279,11 @@ class XMPPIntegration(unittest.TestCase):
             ours, renamed = view_as_the_original_app_knows_it(CANVAS, node.store, room, self.work)
             self.assertEqual(view["strokes"], ours, f"the app's view (points a stroke) and {node.name}'s")
             self.assertEqual(len(renamed), 1, f"the app's one redo, a generation of its stroke: {renamed}")
-        # Its strokes 2 and 6 are undone, stroke 4 undone and redone.
-        self.assertEqual(len(view["strokes"]), 8 + 6 - 2, f"our 8 strokes and its 4: {sorted(view['strokes'])}")
+        # Its strokes 2 and 6 are undone, stroke 4 undone and redone; each shape is a stroke
+        # of its own, and the hand-drawn stroke it replaced is there wholly erased.
+        self.assertEqual(len(view["strokes"]), 8 + 6 - 2 + 4, f"our 8 strokes and 2 shapes, its 4: {sorted(view['strokes'])}")
+        shapes = sorted(n for name, n in view["strokes"].items() if view["visible"][name] == [[0.0, n - 1.0]] and n < 12)
+        self.assertEqual(shapes, [5, 6], f"the rectangle's and the elbow arrow's points, all visible: {view['visible']}")
 
     def test_4b_one_node_in_two_rooms_from_a_config_file_keeps_an_svg_of_each(self):
         """The config file names the rooms and the servers (a dead one first: the members
