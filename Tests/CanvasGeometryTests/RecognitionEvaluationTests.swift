@@ -540,19 +540,23 @@ struct RecognitionEvaluationTests {
     static let drawnShapesFile = ProcessInfo.processInfo.environment["CANVAS_DRAWN_SHAPES"]
     static let isDrawnShapesPresent = drawnShapesFile.map { FileManager.default.fileExists(atPath: $0) } ?? false
 
-    /// Each label of the set, what it should be recognised as (squares are rectangles at any
-    /// rotation, as issue 14 asks; a diamond is a rectangle too, a square on its corner, or a
-    /// diamond when skewed as a rhombus is), the share issue 14 reported for it before its
-    /// work (nil: not reported on its own), and a floor: the share measured (first on
-    /// 2026-11-27; diamonds 0.94 before they could be diamonds), which a change may raise
-    /// and must not lower.
-    static let drawnShapes: [(label: String, expected: Set<ShapeKind>, issue: Double?, floor: Double)] = [
+    /// A label of a held-out set: what its strokes should be recognised as (`.none` for a
+    /// scribble or a polygon the recogniser has no shape for: left alone), the share issue 14
+    /// reported for it before its work (nil: not reported on its own), and a floor: the share
+    /// first measured, which a change may raise and must not lower.
+    typealias HeldOutClass = (label: String, expected: Set<ShapeKind>, issue: Double?, floor: Double)
+
+    /// Each label of the set (squares are rectangles at any rotation, as issue 14 asks; a
+    /// diamond is a rectangle too, a square on its corner, or a diamond when skewed as a
+    /// rhombus is); floors first measured on 2026-11-27 (diamonds 0.94 before they could be
+    /// diamonds).
+    static let drawnShapes: [HeldOutClass] = [
         ("circle", [.ellipse], 0.99, 0.99), ("oval", [.ellipse], 0.86, 0.97), ("rectangle", [.rectangle], 0.94, 0.99),
         ("square", [.rectangle], 0.997, 0.99), ("diamond", [.rectangle, .diamond], nil, 0.97),
         ("triangle", [.triangle], 0.977, 0.99),
     ]
 
-    /// One sample of the converted set.
+    /// One sample of a converted held-out set.
     struct DrawnShape: Decodable {
         var label: String
         var sample: String
@@ -561,19 +565,57 @@ struct RecognitionEvaluationTests {
 
     @Test(.enabled(if: isDrawnShapesPresent, "CANVAS_DRAWN_SHAPES does not name the converted Drawn Shapes Dataset"))
     func recognitionOnTheDrawnShapesDataset() throws {
-        let samples = try Self.records(DrawnShape.self, inJSONLines: Self.drawnShapesFile!)
-        // Samples drawn in one stroke; the few drawn in several are left out (no stroke of
-        // them is the shape on its own).
+        try Self.recognizeHeldOut(
+            Self.drawnShapesFile!, classes: Self.drawnShapes, title: "The Drawn Shapes Dataset (Apple Pencil)")
+    }
+
+    /// scripts/convert-quickdraw: read when CANVAS_QUICKDRAW names the file. Held out whole.
+    static let quickDrawFile = ProcessInfo.processInfo.environment["CANVAS_QUICKDRAW"]
+    static let isQuickDrawPresent = quickDrawFile.map { FileManager.default.fileExists(atPath: $0) } ?? false
+
+    /// Quick, Draw!'s categories as the recogniser should take them: a square is a rectangle
+    /// (or, drawn on its corner and skewed, a diamond); hexagons, octagons, stars, zigzags
+    /// and squiggles have no shape of their own and are left alone (an ellipse for an
+    /// octagon is a false recognition). Its "diamond" is the gem (drawn as a rhombus, a
+    /// pentagon or a triangle): not converted. Floors: the shares first measured
+    /// (2026-11-27, eighth session), before anything was looked at.
+    static let quickDraw: [HeldOutClass] = [
+        ("circle", [.ellipse], nil, 0.97), ("square", [.rectangle, .diamond], nil, 0.97),
+        ("triangle", [.triangle], nil, 0.90), ("line", [.line], nil, 0.96), ("hexagon", [.none], nil, 0.65),
+        ("octagon", [.none], nil, 0.51), ("star", [.none], nil, 1), ("zigzag", [.none], nil, 1),
+        ("squiggle", [.none], nil, 0.96),
+    ]
+
+    /// Quick, Draw!'s false recognitions as first measured, 24 of 364 (6.6 %): over issue 14's
+    /// 1 %, nearly all hexagons and octagons taken for ellipses and rectangles
+    /// (docs/recognition.md). A change may lower it and must not raise it.
+    static let quickDrawFalseRecognitionLimit = 24.0 / 364
+
+    @Test(.enabled(if: isQuickDrawPresent, "CANVAS_QUICKDRAW does not name the converted Quick, Draw! drawings"))
+    func recognitionOnQuickDrawDrawings() throws {
+        try Self.recognizeHeldOut(
+            Self.quickDrawFile!, classes: Self.quickDraw, title: "Quick, Draw! (one player a drawing, mouse or touch)",
+            falseRecognitionLimit: Self.quickDrawFalseRecognitionLimit)
+    }
+
+    /// Recognises a held-out set's samples drawn in one stroke (the few drawn in several are
+    /// left out: no stroke of them is the shape on its own), prints the table of what each
+    /// label was recognised as and the false recognitions, and expects every label at its
+    /// floor and false recognitions within the limit.
+    static func recognizeHeldOut(
+        _ file: String, classes: [HeldOutClass], title: String, falseRecognitionLimit: Double = falseRecognitionLimit
+    ) throws {
+        let samples = try records(DrawnShape.self, inJSONLines: file)
         var counts: [String: [ShapeKind: Int]] = [:]
         var falseRecognitions: [String] = []
         var leftOut = 0
-        let expected = Dictionary(uniqueKeysWithValues: Self.drawnShapes.map { ($0.label, $0.expected) })
+        let expected = Dictionary(uniqueKeysWithValues: classes.map { ($0.label, $0.expected) })
         for sample in samples {
             guard sample.strokes.count == 1 else {
                 leftOut += 1
                 continue
             }
-            let kind = ShapeRecognizer.recognize(Self.points(sample.strokes[0])).kind
+            let kind = ShapeRecognizer.recognize(points(sample.strokes[0])).kind
             counts[sample.label, default: [:]][kind, default: 0] += 1
             if kind != .none && expected[sample.label]?.contains(kind) != true {
                 falseRecognitions.append("\(sample.label) \(sample.sample) as \(kind.rawValue)")
@@ -585,7 +627,7 @@ struct RecognitionEvaluationTests {
                 + " | recognised as it should be | issue 14 before | floor |",
             "|---|---:|" + String(repeating: "---:|", count: kinds.count + 3),
         ]
-        for shape in Self.drawnShapes {
+        for shape in classes {
             let count = counts[shape.label] ?? [:]
             let total = count.values.reduce(0, +)
             let share = Double(shape.expected.reduce(0) { $0 + (count[$1] ?? 0) }) / Double(max(1, total))
@@ -595,12 +637,11 @@ struct RecognitionEvaluationTests {
                     + String(format: " | %.1f%% (%@) | ", 100 * share, expected)
                     + (shape.issue.map { String(format: "%.1f%%", 100 * $0) } ?? "–")
                     + String(format: " | %.0f%% |", 100 * shape.floor))
-            #expect(total > 0, "no single-stroke \(shape.label) in \(Self.drawnShapesFile!)")
-            #expect(
-                share >= shape.floor, "\(shape.label): \(share) recognised as \(expected), floor \(shape.floor)")
+            #expect(total > 0, "no single-stroke \(shape.label) in \(file)")
+            #expect(share >= shape.floor, "\(shape.label): \(share) recognised as \(expected), floor \(shape.floor)")
         }
         let total = counts.values.reduce(0) { $0 + $1.values.reduce(0, +) }
-        print("The Drawn Shapes Dataset (Apple Pencil), single strokes (\(leftOut) samples drawn in several left out)")
+        print("\(title), single strokes (\(leftOut) samples drawn in several left out)")
         print(lines.joined(separator: "\n"))
         print(
             String(
@@ -608,7 +649,7 @@ struct RecognitionEvaluationTests {
                 100 * Double(falseRecognitions.count) / Double(max(1, total))))
         for description in falseRecognitions { print("- \(description)") }
         let falseRate = Double(falseRecognitions.count) / Double(max(1, total))
-        #expect(falseRate <= Self.falseRecognitionLimit, "false recognitions: \(falseRate)")
+        #expect(falseRate <= falseRecognitionLimit, "false recognitions: \(falseRate)")
     }
 
     /// One gesture of a data set (JSON Lines; other fields ignored).
