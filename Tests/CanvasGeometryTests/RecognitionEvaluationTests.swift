@@ -149,6 +149,9 @@ struct RecognitionEvaluationTests {
         "run on past the start by 5-15 % of the stroke": [.rectangle: 0.88, .triangle: 0.95],
         // 0.93 before an arrow's head could not run back down its shaft.
         "non-shapes turned, stretched up to 1.5:1": [.none: 0.96],
+        // Added 2026-11-27 (eighth session) with the straight sides' test, which brought the
+        // row from 5.1 % to 58.1 % left alone (its worst subject, $1 2, from 0.8 % to 11.7 %).
+        polygonsFromCircles: [.none: 0.11],
     ]
 
     /// One sample's outcome.
@@ -223,6 +226,9 @@ struct RecognitionEvaluationTests {
         /// Closed past the start: run on along the stroke's beginning by `amount` of its
         /// length (`runOn`).
         case runOn
+        /// Drawn as a polygon of `amount` sides (`polygonized`), its corners rounded off over
+        /// 1 % of the stroke.
+        case polygonized
 
         /// `points` changed by `amount`.
         func applied(to points: [Point], by amount: Double) -> [Point] {
@@ -232,6 +238,9 @@ struct RecognitionEvaluationTests {
             case .sheared: RecognitionEvaluationTests.sheared(points, by: amount * .pi / 180)
             case .leftOpen: RecognitionEvaluationTests.leftOpen(points, by: amount)
             case .runOn: RecognitionEvaluationTests.runOn(points, by: amount)
+            case .polygonized:
+                CanvasGeometryTests.roundedOff(
+                    RecognitionEvaluationTests.polygonized(points, sides: Int(amount)), over: 0.01)
             }
         }
     }
@@ -239,18 +248,56 @@ struct RecognitionEvaluationTests {
     /// Changes that drawing by hand makes, applied to the $1 samples of some classes, each
     /// by every amount and then turned to a random angle: faster (corners rounded off,
     /// sampled less often; `generator` 0) and, added later with their own generator (1) so
-    /// that the rows before keep their strokes, slanted or closed short of or past the start.
+    /// that the rows before keep their strokes, slanted or closed short of or past the start;
+    /// and (generator 2, 2026-11-27, eighth session) negatives: circles drawn as polygons of
+    /// five to eight sides, which no shape of the recogniser is. `expected`: what the
+    /// changed strokes should be recognised as (nil: their class's shape).
     static let drawingChanges:
-        [(variant: String, labels: Set<String>, amounts: [Double], change: DrawingChange, generator: Int)] = [
+        [(
+            variant: String, labels: Set<String>, amounts: [Double], change: DrawingChange, generator: Int,
+            expected: ShapeKind?
+        )] = [
             (
                 "corners rounded off over 1-3 % of the stroke", ["rectangle", "triangle"], [0.01, 0.02, 0.03],
-                .roundedOff, 0
+                .roundedOff, 0, nil
             ),
-            ("sampled 3 and 6 times less often", ["rectangle", "triangle", "circle", "arrow"], [3, 6], .thinned, 0),
-            ("sheared by 10° and 20°", ["rectangle", "triangle", "circle"], [10, 20], .sheared, 1),
-            ("left open by a further 5 % of the stroke", ["rectangle", "triangle", "circle"], [0.05], .leftOpen, 1),
-            ("run on past the start by 5-15 % of the stroke", ["rectangle", "triangle"], [0.05, 0.1, 0.15], .runOn, 1),
+            (
+                "sampled 3 and 6 times less often", ["rectangle", "triangle", "circle", "arrow"], [3, 6], .thinned, 0,
+                nil
+            ),
+            ("sheared by 10° and 20°", ["rectangle", "triangle", "circle"], [10, 20], .sheared, 1, nil),
+            (
+                "left open by a further 5 % of the stroke", ["rectangle", "triangle", "circle"], [0.05], .leftOpen, 1,
+                nil
+            ),
+            (
+                "run on past the start by 5-15 % of the stroke", ["rectangle", "triangle"], [0.05, 0.1, 0.15],
+                .runOn, 1, nil
+            ),
+            (polygonsFromCircles, ["circle"], [5, 6, 7, 8], .polygonized, 2, ShapeKind.none),
         ]
+
+    /// The row of generated negatives: polygons made from circles (`polygonized`). Many of
+    /// them, lumpy circles given five to eight sides and rounded corners, are nearly circles;
+    /// their false recognitions are counted apart from issue 14's 1 % (over strokes people
+    /// drew and changed as people do), and the row is held to its floor.
+    static let polygonsFromCircles = "circles drawn as polygons of 5 to 8 sides"
+
+    /// `points` (a circle) drawn as a polygon of `sides` sides, its first corner where the
+    /// stroke starts: each point moved along the ray from the points' centroid to where the
+    /// ray meets the polygon inscribed in the circle of the point's own distance, so that
+    /// the hand's wobble, speed and sampling stay as drawn.
+    static func polygonized(_ points: [Point], sides: Int) -> [Point] {
+        let center = points.reduce(Point(x: 0, y: 0), +) / Double(points.count)
+        let start = atan2(points[0].y - center.y, points[0].x - center.x)
+        let sector = 2 * Double.pi / Double(sides)
+        return points.map { point in
+            let offset = point - center
+            var angle = (atan2(offset.y, offset.x) - start).truncatingRemainder(dividingBy: sector)
+            if angle < 0 { angle += sector }
+            return center + offset * (cos(sector / 2) / cos(angle - sector / 2))
+        }
+    }
 
     /// `points` about their centroid, sheared along x by `angle` radians.
     static func sheared(_ points: [Point], by angle: Double) -> [Point] {
@@ -328,7 +375,7 @@ struct RecognitionEvaluationTests {
         // docs/recognition.md come from this fixed seed); then recognised on every core.
         var work: [(outcome: Outcome, stroke: [Point])] = []
         var rng = SplitMix64(seed: 14)
-        var changeRNGs = [SplitMix64(seed: 27), SplitMix64(seed: 28)]
+        var changeRNGs = [SplitMix64(seed: 27), SplitMix64(seed: 28), SplitMix64(seed: 29)]
         for dataSet in dataSets {
             guard let gestures = try? gestures(in: dataSet.file) else { continue }
             let set = dataSet.name.hasPrefix("$1") ? "$1" : "MMG"
@@ -375,7 +422,7 @@ struct RecognitionEvaluationTests {
                 // Drawn faster, slanted, closed short or past the start (their own generators,
                 // so that the rows above keep their strokes).
                 for change in drawingChanges where set == "$1" && change.labels.contains(gesture.label) {
-                    let expected = dataSet.targets[gesture.label] ?? .none
+                    let expected = change.expected ?? dataSet.targets[gesture.label] ?? .none
                     for amount in change.amounts {
                         let rotation = Double.random(in: 0..<(2 * .pi), using: &changeRNGs[change.generator])
                         let changed = change.change.applied(to: points, by: amount)
@@ -471,21 +518,26 @@ struct RecognitionEvaluationTests {
                 let target = Self.worstSubjectTargets[kind] ?? (kind == .none ? 0.99 : 0)
                 lines.append(
                     String(
-                        format: "| %@ | %@ | %d | %.1f%% | %.1f%% | %.1f%% (%@) | %@ | %@ | %.0f%% |", variant,
+                        format: "| %@ | %@ | %d | %.1f%% | %.1f%% | %.1f%% (%@) | %@ | %@ | %@ |", variant,
                         kind == .none ? "non-shapes (left alone)" : kind.rawValue, figure.samples, 100 * figure.overall,
                         100 * figure.mean, 100 * figure.worst.share, figure.worst.subject,
-                        share(figure.worstSealed), share(figure.worstDevelopment), 100 * target))
+                        share(figure.worstSealed), share(figure.worstDevelopment),
+                        variant == Self.polygonsFromCircles ? "–" : String(format: "%.0f%%", 100 * target)))
             }
         }
-        let falseRecognitions = outcomes.filter(\.isFalse)
+        let generated = outcomes.filter { $0.variant == Self.polygonsFromCircles }
+        let drawn = outcomes.filter { $0.variant != Self.polygonsFromCircles }
+        let falseRecognitions = drawn.filter(\.isFalse)
         print("Recognition by subject (worst subject against the targets of issue 14)")
         print(lines.joined(separator: "\n"))
         print(
             String(
-                format: "False recognitions over every stroke above: %d of %d (%.2f%%)", falseRecognitions.count,
-                outcomes.count, 100 * Double(falseRecognitions.count) / Double(outcomes.count)))
+                format: "False recognitions over every stroke above but the generated polygons: %d of %d (%.2f%%); "
+                    + "of the generated polygons: %d of %d", falseRecognitions.count, drawn.count,
+                100 * Double(falseRecognitions.count) / Double(drawn.count), generated.filter(\.isFalse).count,
+                generated.count))
         #expect(outcomes.count > 5_000, "the evaluation read too few samples: \(outcomes.count)")
-        let falseRate = Double(falseRecognitions.count) / Double(max(1, outcomes.count))
+        let falseRate = Double(falseRecognitions.count) / Double(max(1, drawn.count))
         #expect(falseRate <= Self.falseRecognitionLimit, "false recognitions: \(falseRate)")
         for (variant, floors) in Self.worstSubjectFloors {
             for (kind, floor) in floors {
@@ -493,6 +545,26 @@ struct RecognitionEvaluationTests {
                 #expect(worst >= floor, "\(variant), \(kind.rawValue): worst subject \(worst), floor \(floor)")
             }
         }
+    }
+
+    /// MMG's half notes' heads, small loops drawn fast: the pen often recorded part of the
+    /// loop at a few points joined by straight chords, which the test of straight sides took
+    /// for a polygon's sides (71 strokes refused, 68 of the 260 heads that are ellipses).
+    /// A side counts only with pen points along it (`ShapeRecognizer.drawnSidePoints`):
+    /// none is refused so.
+    @Test(.enabled(if: isDataPresent, "the gesture data sets are not in ../shared/data beside the repository"))
+    func loopsThePenSampledSparselyAreNoPolygons() throws {
+        let set = Self.dataSets.first { $0.name.hasPrefix("MMG (development") }!
+        var (heads, refused) = (0, 0)
+        for gesture in try Self.gestures(in: set.file) where gesture.label == "half_note" {
+            for stroke in gesture.strokes ?? [] {
+                let ellipse = ShapeRecognizer.explain(Self.points(stroke)).hypotheses.first { $0.kind == .ellipse }
+                heads += 1
+                if ellipse?.verdict.contains("straight sides") == true { refused += 1 }
+            }
+        }
+        #expect(heads > 600, "the half notes' strokes: \(heads)")
+        #expect(refused == 0, "\(refused) of \(heads) half notes' strokes refused as polygons")
     }
 
     /// The $1 shapes by the speed they were drawn at (each subject drew each shape slowly,
@@ -578,18 +650,20 @@ struct RecognitionEvaluationTests {
     /// and squiggles have no shape of their own and are left alone (an ellipse for an
     /// octagon is a false recognition). Its "diamond" is the gem (drawn as a rhombus, a
     /// pentagon or a triangle): not converted. Floors: the shares first measured
-    /// (2026-11-27, eighth session), before anything was looked at.
+    /// (2026-11-27, eighth session), before anything was looked at; hexagons 0.65 and
+    /// octagons 0.51 before the test of straight sides.
     static let quickDraw: [HeldOutClass] = [
         ("circle", [.ellipse], nil, 0.97), ("square", [.rectangle, .diamond], nil, 0.97),
-        ("triangle", [.triangle], nil, 0.90), ("line", [.line], nil, 0.96), ("hexagon", [.none], nil, 0.65),
-        ("octagon", [.none], nil, 0.51), ("star", [.none], nil, 1), ("zigzag", [.none], nil, 1),
+        ("triangle", [.triangle], nil, 0.90), ("line", [.line], nil, 0.96), ("hexagon", [.none], nil, 0.86),
+        ("octagon", [.none], nil, 0.79), ("star", [.none], nil, 1), ("zigzag", [.none], nil, 1),
         ("squiggle", [.none], nil, 0.96),
     ]
 
-    /// Quick, Draw!'s false recognitions as first measured, 24 of 364 (6.6 %): over issue 14's
-    /// 1 %, nearly all hexagons and octagons taken for ellipses and rectangles
-    /// (docs/recognition.md). A change may lower it and must not raise it.
-    static let quickDrawFalseRecognitionLimit = 24.0 / 364
+    /// Quick, Draw!'s false recognitions, 11 of 364 (3.0 %; 24, 6.6 %, as first measured,
+    /// before the test of straight sides): over issue 14's 1 %, mostly hexagons and octagons
+    /// taken for rectangles and ellipses (docs/recognition.md). A change may lower it and
+    /// must not raise it.
+    static let quickDrawFalseRecognitionLimit = 11.0 / 364
 
     @Test(.enabled(if: isQuickDrawPresent, "CANVAS_QUICKDRAW does not name the converted Quick, Draw! drawings"))
     func recognitionOnQuickDrawDrawings() throws {

@@ -36,11 +36,11 @@ public enum ShapeRecognizer {
         }
         if let line = accepted.first(where: { candidates[$0].shape.kind == .line }) { return line }
         func isCloser(_ a: Int, _ b: Int) -> Bool { candidates[a].match.rmsDistance < candidates[b].match.rmsDistance }
-        guard let closest = accepted.min(by: isCloser) else { return nil }
+        guard let closest = accepted.filter({ candidates[$0].isChoosable }).min(by: isCloser) else { return nil }
         if let ellipse = accepted.lazy.filter({ candidates[$0].shape.kind == .ellipse }).min(by: isCloser),
             !candidates[closest].isCloseEnough(toBeTakenOver: candidates[ellipse])
         {
-            return ellipse
+            return candidates[ellipse].isChoosable ? ellipse : nil
         }
         return closest
     }
@@ -59,6 +59,16 @@ public enum ShapeRecognizer {
                 verdict = "chosen"
             } else if let refusal = candidate.refusal {
                 verdict = "refused: " + refusal
+            } else if let polygon = candidate.straightSides {
+                verdict = "refused: the stroke follows \(polygon.sides) straight sides, straying from them "
+                    + "\(String(format: "%.2f", polygon.ratio))× as far as an arc of this ellipse would (under "
+                    + "\(String(format: "%.2f", straightSideRatio))×): a polygon of \(polygon.sides) sides, no ellipse"
+            } else if chosen == nil, let polygon = all.first(where: { $0.straightSides != nil }),
+                !candidate.isCloseEnough(toBeTakenOver: polygon)
+            {
+                verdict = "passes, but its ellipse passes too, refused as a polygon of more sides, and the stroke "
+                    + "follows this less than \(closenessFactor)× as closely (RMS distance "
+                    + "\(figure(candidate.relativeRMS)) of the size against \(figure(polygon.relativeRMS)))"
             } else if chosen?.shape.kind == .line {
                 verdict = "passes, but a line passes too (the simplest explanation)"
             } else if let chosen, candidate.givesWay(to: chosen) {
@@ -215,7 +225,19 @@ public enum ShapeRecognizer {
         /// distance from its ellipse (a fraction of the size) that decided it.
         var cornerRounding: (isRounded: Bool, ellipseDistance: Double)?
 
+        /// For an ellipse the stroke passes: the polygon of `polygonSides` sides whose sides
+        /// it follows straighter than arcs (`straightSides`), when under `straightSideRatio`.
+        /// Such an ellipse is never chosen (the stroke is that polygon, which is no shape
+        /// here), but a triangle or quadrilateral is still taken over it only as over any
+        /// passing ellipse.
+        var straightSides: (sides: Int, ratio: Double)?
+        /// For an ellipse: the ellipse fitted and the points that follow it.
+        var fittedEllipse: (ellipse: FittedEllipse, points: [Point])?
+
         var isAccepted: Bool { failedTest == nil }
+        /// Whether it may be the shape recognised: it passes, and is no polygon taken for an
+        /// ellipse.
+        var isChoosable: Bool { isAccepted && straightSides == nil }
 
         /// The stroke's RMS distance from the shape, a fraction of its size.
         var relativeRMS: Double { match.rmsDistance / size }
@@ -464,6 +486,7 @@ public enum ShapeRecognizer {
             if candidate.failedTest == .drawnFraction {
                 candidate.minimumDrawn = minimumDrawnShare(of: ellipse, openBetween: followed.points)
             }
+            candidate.fittedEllipse = (ellipse, followed.points)
             return (candidate, nil)
         }
         // The ellipse follows the stroke as the canvas draws it: through a dozen or so pen
@@ -606,6 +629,23 @@ public enum ShapeRecognizer {
                 result.append(ellipse)
             }
         }
+        // A polygon of more sides than a rectangle's, whose corners turn too gently to be
+        // corners, has straight sides where an ellipse has arcs: such an ellipse is never
+        // chosen, but still keeps the polygons the stroke follows less than twice as closely
+        // from being chosen. (Not sought when a triangle or quadrilateral is taken over the
+        // ellipse anyway.)
+        for index in result.indices where result[index].isAccepted {
+            guard let (ellipse, followed) = result[index].fittedEllipse else { continue }
+            let isOutdone = result.contains { other in
+                other.isAccepted && (other.shape.kind == .triangle || other.shape.kind.isQuadrilateral)
+                    && other.shape.kind != .parallelogram
+                    && other.match.rmsDistance < polygonCloseness * result[index].match.rmsDistance
+            }
+            if !isOutdone {
+                result[index].straightSides = straightSides(
+                    of: followed, within: ellipse, straying: result[index].match.rmsDistance, drawnBy: points)
+            }
+        }
         // Last, when nothing else passes: an elbow arrow, whose bends are sharp turns that the
         // straight arrow takes for its tip.
         if result.contains(where: \.isAccepted) {
@@ -741,6 +781,84 @@ public enum ShapeRecognizer {
         }
         return nil
     }
+
+    /// The numbers of sides of the polygons an ellipse is compared with (`straightSides`):
+    /// those whose corners turn too gently for the corner test (a hexagon's 60°, an
+    /// octagon's 45°), and the pentagon, whose rounded corners may too.
+    static let polygonSides = 5...8
+    /// How much straighter than arcs a polygon's sides must be for the stroke to be that
+    /// polygon rather than an ellipse: the RMS distance from the stroke to the best
+    /// polygon's sides, over that from a circle's arcs to the best polygon's sides
+    /// (`arcResidual`), both with the ellipse made a circle.
+    static let straightSideRatio = 0.45
+
+    /// The root-mean-square distance from the unit circle to the best lines through `sides`
+    /// equal arcs of it: each arc of 2α (α = π / sides) strays from its line as cos φ
+    /// strays from its mean over |φ| ≤ α.
+    static func arcResidual(sides: Int) -> Double {
+        let half = Double.pi / Double(sides)
+        let meanCosine = sin(half) / half
+        return (0.5 + sin(2 * half) / (4 * half) - meanCosine * meanCosine).squareRoot()
+    }
+
+    /// The polygon of `polygonSides` sides whose sides the stroke (equally spaced points,
+    /// fitted by `ellipse`) follows straighter, beside arcs, than any other, and by how much
+    /// (its ratio, under `straightSideRatio`); nil when none is that straight. The stroke
+    /// is first mapped so that the ellipse becomes the unit circle (an affine map keeps
+    /// straight lines straight), so a stretched circle is judged as the circle it is.
+    ///
+    /// A side counts only when it was drawn: at least `drawnSidePoints` of the pen's points
+    /// (`pen`) lie along it, away from its ends. Between two pen points far apart (a fast
+    /// loop sampled a dozen times), the stroke is straight because the pen recorded nothing
+    /// there, not because the hand drew a side.
+    static func straightSides(
+        of stroke: [Point], within ellipse: FittedEllipse, straying: Double, drawnBy pen: [Point]
+    ) -> (sides: Int, ratio: Double)? {
+        // A stroke whose points stray from the circle by e (RMS) and from N straight runs by
+        // s lies on arcs that stray from those lines by at most e + s, and arcs of the unit
+        // circle stray from N lines by `arcResidual(N)` at least: the runs can be straighter
+        // than `straightSideRatio` of it only when e exceeds the rest. `straying`, the
+        // stroke's RMS distance from the ellipse, is at most that over the semi-minor axis
+        // on the circle. (Most circles stop here: drawn round, they stray too little.)
+        let sides = polygonSides.filter {
+            straying / ellipse.semiMinor > (1 - straightSideRatio) * arcResidual(sides: $0)
+        }
+        guard !sides.isEmpty else { return nil }
+        let major = ellipse.majorAxis / ellipse.majorAxis.distance(to: Point(x: 0, y: 0))
+        let minor = Point(x: -major.y, y: major.x)
+        let circle = stroke.map { point in
+            let offset = point - ellipse.center
+            return Point(x: offset.dot(major) / ellipse.semiMajor, y: offset.dot(minor) / ellipse.semiMinor)
+        }
+        let partition = StraightRunPartition(closed: circle, fewestRuns: polygonSides.lowerBound)
+        // Only the polygons straighter than `straightSideRatio` are sought: the program gives
+        // up on the rest (every ellipse the stroke passes is tried).
+        var ratios: [(sides: Int, ratio: Double, runs: [Range<Int>])] = []
+        for sides in sides {
+            let most = straightSideRatio * arcResidual(sides: sides)
+            let bound = Double(circle.count) * most * most
+            guard let (runs, residual) = partition.runs(sides, under: bound) else { continue }
+            ratios.append((sides, (residual / Double(circle.count)).squareRoot() / arcResidual(sides: sides), runs))
+        }
+        guard !ratios.isEmpty else { return nil }
+        // Where the pen's points are: the number nearest each sample.
+        var penPoints = [Int](repeating: 0, count: stroke.count)
+        for point in pen {
+            func squared(_ index: Int) -> Double { (stroke[index] - point).dot(stroke[index] - point) }
+            let nearest = stroke.indices.min { squared($0) < squared($1) }!
+            penPoints[nearest] += 1
+        }
+        func isDrawn(_ run: Range<Int>) -> Bool {
+            guard run.count > 2 else { return false }
+            let inside = (run.lowerBound + 1)..<(run.upperBound - 1)
+            return inside.reduce(0) { $0 + penPoints[$1 % stroke.count] } >= drawnSidePoints
+        }
+        return ratios.filter { $0.runs.allSatisfy(isDrawn) }.min { $0.ratio < $1.ratio }.map { ($0.sides, $0.ratio) }
+    }
+
+    /// The fewest pen points a polygon's side holds, away from its ends, to count as drawn
+    /// (`straightSides`).
+    static let drawnSidePoints = 2
 
     /// The least share of `ellipse` that a stroke (`points`, fitted by it) must trace.
     /// People leave up to a fifth of a circle open (`minimumDrawnFraction`), and an ellipse

@@ -93,6 +93,22 @@ struct StraightRunPartition {
         return (zip(best.boundaries, best.boundaries.dropFirst()).map { $0..<$1 }, best.residual)
     }
 
+    /// Runs (`runs` of them, as `runs(_:)` gives them) whose total squared residual is under
+    /// `bound`, when the partition beginning at the sequence's start, or half an equal run
+    /// further on (where a polygon drawn from the middle of a side has a corner), has them;
+    /// nil otherwise. Cheap when no partition comes near `bound`: the program drops every
+    /// place whose runs so far already cost that much.
+    func runs(_ runs: Int, under bound: Double) -> (runs: [Range<Int>], residual: Double)? {
+        guard runs >= 1, count >= runs * Self.minimumRunLength, runs * longest >= count else { return nil }
+        var cost = [Double](repeating: .infinity, count: (runs + 1) * (count + 1))
+        var best: (boundaries: [Int], residual: Double)?
+        for start in [0, count / (2 * runs)] {
+            let found = partition(from: start, runs: runs, under: best?.residual ?? bound, cost: &cost)
+            if !found.boundaries.isEmpty { best = found }
+        }
+        return best.map { best in (zip(best.boundaries, best.boundaries.dropFirst()).map { $0..<$1 }, best.residual) }
+    }
+
     /// The optimal partition of the points `start..<start + count` into `runs` runs: its
     /// boundaries `[start, b₁, …, start + count]` and total squared residual, when that is
     /// less than `bound`; otherwise a residual of at least `bound` and no boundaries (unless
