@@ -132,4 +132,31 @@ struct ActionCommandTests {
         #expect((rectangle["rms"] as? Double ?? 1) < 0.01)
         #expect((rectangle["traced"] as? Double ?? 0) >= 0.8, "it passes the tracing test")
     }
+
+    /// An octagon drawn by hand (its corners turn 45°, too gently to be corners) is left
+    /// alone, and --explain says why its ellipse was refused: eight straight sides.
+    @Test func recognizeLeavesAnOctagonAloneAndSaysWhy() throws {
+        var octagon: [[Double]] = []
+        for side in 0..<8 {
+            let (a, b) = (Double(side) * .pi / 4, Double(side + 1) * .pi / 4)
+            for k in 0..<16 {
+                let t = Double(k) / 16
+                let wobble = k % 2 == 0 ? 0.4 : -0.4
+                octagon.append([
+                    200 * ((1 - t) * cos(a) + t * cos(b)) + wobble, 200 * ((1 - t) * sin(a) + t * sin(b)) - wobble,
+                ])
+            }
+        }
+        octagon.append([200, 0])
+        let line = try String(data: JSONSerialization.data(withJSONObject: ["points": octagon]), encoding: .utf8)!
+        let outcome = try CanvasCommand.run(["recognize", "--explain"], input: line + "\n")
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(outcome.standardOutput.utf8)) as? [String: Any])
+        #expect(object["shape"] as? String == "none")
+        let explained = try #require(object["explain"] as? [[String: Any]])
+        let ellipse = try #require(explained.first { $0["shape"] as? String == "ellipse" })
+        let verdict = ellipse["verdict"] as? String ?? ""
+        #expect(verdict.hasPrefix("refused: the stroke follows 8 straight sides"), "\(verdict)")
+    }
 }
