@@ -262,25 +262,27 @@ public struct RoomSession: Sendable {
             transports[id]!.inFlight[sendID] = [operation]
             batch.append((outgoing(operation, on: id), sendID))
         }
-        for part in bodyParts(batch, on: id) {
+        let (limit, compact) = (transports[id]!.maxMessageBytes, transports[id]!.compactOperations)
+        for part in bodyParts(batch, originals: operations, on: id) {
             let messages: [[UInt8]]
             var sendID: SendID?
             switch part {
             case .operation(let operation, let localID):
-                messages = MessagePacking.messages(
-                    for: [operation], maxBytes: transports[id]!.maxMessageBytes, compact: transports[id]!.compactOperations)
+                messages = MessagePacking.messages(for: [operation], maxBytes: limit, compact: compact)
                 sendID = localID
             case .shape(let add, let append, let sendIDs):
-                messages = ShapeBodies.messages(add: add, append: append, maxBytes: transports[id]!.maxMessageBytes)
+                messages = ShapeBodies.messages(add: add, append: append, maxBytes: limit)
                 // One send now: accepted, it accepts both operations.
                 sendID = sendIDs.last
                 if let last = sendIDs.last {
-                    transports[id]!.inFlight[last] = sendIDs.flatMap { transports[id]!.inFlight.removeValue(forKey: $0) ?? [] }
+                    let carried = sendIDs.flatMap { transports[id]!.inFlight.removeValue(forKey: $0) ?? [] }
+                    transports[id]!.inFlight[last] = carried
                 }
             }
             for (index, message) in messages.enumerated() {
                 // A split APPEND is accepted when its last part is.
-                actions.append(.send(message, kind: .operations, to: .room, via: id, id: index == messages.count - 1 ? sendID : nil))
+                let accepting = index == messages.count - 1 ? sendID : nil
+                actions.append(.send(message, kind: .operations, to: .room, via: id, id: accepting))
             }
         }
     }
@@ -288,11 +290,19 @@ public struct RoomSession: Sendable {
     /// What goes out on transport `id` for `operations` (in the form it sends them): where
     /// peers of the original app read, a shape's ADD and first APPEND as one MEGA (and a
     /// shape's ADD without it kept back until it comes: `ShapeBodies`); elsewhere each as it is.
+    /// `originals`: the operations as the replica names their strokes (a body may name a
+    /// stroke's generation by its base: `Replica.bodyOperation(_:)`).
     private mutating func bodyParts(
-        _ operations: [(operation: Operation, sendID: SendID?)], on id: TransportID
+        _ operations: [(operation: Operation, sendID: SendID?)], originals: [Operation], on id: TransportID
     ) -> [ShapeBodies.Part] {
-        guard transports[id]!.readByTheOriginalApp else { return operations.map { .operation($0.operation, $0.sendID) } }
-        return transports[id]!.shapeBodies.parts(operations)
+        guard transports[id]!.readByTheOriginalApp else {
+            return operations.map { .operation($0.operation, $0.sendID) }
+        }
+        let document = replica.document
+        return transports[id]!.shapeBodies.parts(operations) { index in
+            guard let points = document[originals[index].strokeID]?.points, points.count > 1 else { return [] }
+            return Array(points.dropFirst())
+        }
     }
 
     /// `operation` as sent in `.operations` on transport `id`: where peers of the original
@@ -374,12 +384,13 @@ public struct RoomSession: Sendable {
         for id in transports.keys.sorted() where id != author.transport && transports[id]!.isUp {
             let limit = transports[id]!.maxMessageBytes
             guard transports[id]!.readByTheOriginalApp else {
-                for message in MessagePacking.messages(for: novel, maxBytes: limit, compact: transports[id]!.compactOperations) {
+                let compact = transports[id]!.compactOperations
+                for message in MessagePacking.messages(for: novel, maxBytes: limit, compact: compact) {
                     actions.append(.send(message, kind: .operations, to: .room, via: id, id: nil))
                 }
                 continue
             }
-            for part in bodyParts(novel.map { (outgoing($0, on: id), nil) }, on: id) {
+            for part in bodyParts(novel.map { (outgoing($0, on: id), nil) }, originals: novel, on: id) {
                 let messages = switch part {
                 case .operation(let operation, _): MessagePacking.messages(for: [operation], maxBytes: limit)
                 case .shape(let add, let append, _): ShapeBodies.messages(add: add, append: append, maxBytes: limit)

@@ -10,9 +10,10 @@ import CanvasProtocol
 /// message it applies. So where it reads, a shape's ADD and first APPEND go out together as
 /// one MEGA of that stroke: the app takes an unknown MEGA stroke whole, and a Canvas node
 /// reads the same ADD and APPEND from it. A shape's ADD that comes without its first APPEND
-/// (relayed from a member that sent them apart, or given alone by an embedder) waits here
-/// for it; at most `maximumWaiting` do, and beyond that the oldest goes out alone, as it
-/// would without this.
+/// (relayed from a member that sent them apart, or given alone by an embedder) goes out
+/// with the points the replica already holds after its start (an APPEND that arrived
+/// first), or else waits here for its APPEND; at most `maximumWaiting` do, and beyond that
+/// the oldest goes out alone, as it would without this.
 struct ShapeBodies: Sendable {
     /// What goes out: an operation as it is, or a shape's ADD and first APPEND as one MEGA.
     enum Part: Equatable, Sendable {
@@ -32,8 +33,13 @@ struct ShapeBodies: Sendable {
     var waitingCount: Int { waiting.count }
 
     /// `operations`, in their body form and each with the id of its send when local, as the
-    /// parts to send, in order. A shape's ADD not followed by its first APPEND is kept back.
-    mutating func parts(_ operations: [(operation: Operation, sendID: SendID?)]) -> [Part] {
+    /// parts to send, in order. A shape's ADD not followed by its first APPEND goes out with
+    /// `pointsHeld(index)` (the points after its start that the replica holds for the stroke
+    /// of the operation at `index`, with no gap) when there are any, and is kept back
+    /// otherwise.
+    mutating func parts(
+        _ operations: [(operation: Operation, sendID: SendID?)], pointsHeld: (_ index: Int) -> [Point] = { _ in [] }
+    ) -> [Part] {
         var parts: [Part] = []
         parts.reserveCapacity(operations.count)
         var index = operations.startIndex
@@ -47,6 +53,9 @@ struct ShapeBodies: Sendable {
                     index += 1
                     parts.append(.shape(add: operation, append: append.operation,
                                         sendIDs: [sendID, append.sendID].compactMap { $0 }))
+                } else if case let held = pointsHeld(index - 1), !held.isEmpty {
+                    let append = Operation.append(id, points: held, offset: 1)
+                    parts.append(.shape(add: operation, append: append, sendIDs: [sendID].compactMap { $0 }))
                 } else if waiting[id] == nil {
                     waiting[id] = (operation, sendID)
                     order.append(id)

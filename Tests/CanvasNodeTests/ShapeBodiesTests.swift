@@ -12,13 +12,29 @@ import Testing
     static let corners = [Point(x: 100, y: 0), Point(x: 100, y: 50), Point(x: 0, y: 50), Point(x: 0, y: 0)]
 
     static func add(_ id: String, _ header: StrokeHeader = shape) -> Operation { .add(StrokeID(id), header) }
+    static let (lan, xmpp) = (TransportID("lan"), TransportID("xmpp"))
+
+    /// A gateway: a LAN without peers of the original app, and an XMPP room that may have them.
+    static func gateway() -> RoomSession {
+        var session = RoomSessionTests.session("gw")
+        let lanUp = SessionInput.transportUp(lan, maxMessageBytes: 1200, members: [PeerID("a")], legacyPeers: false)
+        _ = session.handle(lanUp, at: .zero)
+        _ = session.handle(.transportUp(xmpp, maxMessageBytes: 4000, members: [PeerID("b")]), at: .zero)
+        return session
+    }
+
+    /// `operation` received from the LAN member "a".
+    static func fromTheLAN(_ operation: Operation) -> SessionInput {
+        .received(MessageEncoder.encode(operation), from: PeerID("a"), via: lan)
+    }
     static func append(_ id: String, offset: Int? = 1) -> Operation {
         .append(StrokeID(id), points: corners, offset: offset)
     }
 
     @Test func aShapesAddAndFirstAppendAreOnePart() {
         var bodies = ShapeBodies()
-        let parts = bodies.parts([(Self.add("r"), SendID(1)), (Self.append("r"), SendID(2)), (Self.add("s", Self.pen), nil)])
+        let parts = bodies.parts(
+            [(Self.add("r"), SendID(1)), (Self.append("r"), SendID(2)), (Self.add("s", Self.pen), nil)])
         #expect(parts == [.shape(add: Self.add("r"), append: Self.append("r"), sendIDs: [SendID(1), SendID(2)]),
                           .operation(Self.add("s", Self.pen), nil)])
         #expect(bodies.waitingCount == 0)
@@ -56,8 +72,10 @@ import Testing
     @Test func theMegaCarriesTheWholeShapeOrWhatFitsAndTheRestAfter() throws {
         let whole = ShapeBodies.messages(add: Self.add("r"), append: Self.append("r"), maxBytes: 4000)
         #expect(whole.count == 1)
-        #expect(String(decoding: whole[0], as: UTF8.self) == #"{"type":"MEGA","data":{"r":{"points":[[0,0],[100,0],"#
-            + #"[100,50],[0,50],[0,0]],"segments":[{"start":0,"end":4}],"isShape":true,"thickness":2,"colour":[0,0,0]}}}"#)
+        #expect(
+            String(decoding: whole[0], as: UTF8.self) == #"{"type":"MEGA","data":{"r":{"points":[[0,0],[100,0],"#
+                + #"[100,50],[0,50],[0,0]],"segments":[{"start":0,"end":4}],"isShape":true,"thickness":2,"#
+                + #""colour":[0,0,0]}}}"#)
         let ellipse = (0..<400).map { Point(x: Double($0) + 0.25, y: Double($0 % 7) * 1.5) }
         let append = Operation.append(StrokeID("e"), points: ellipse, offset: 1)
         let messages = ShapeBodies.messages(add: Self.add("e"), append: append, maxBytes: 1200)
@@ -78,13 +96,11 @@ import Testing
     /// A session sends a shape drawn here, or relayed in two messages, as one MEGA where the
     /// app may read; elsewhere as it was drawn.
     @Test func aSessionSendsShapesAsOneMegaOnlyWhereTheAppReads() throws {
-        let lan = TransportID("lan")
-        let xmpp = TransportID("xmpp")
-        var session = RoomSessionTests.session("gw")
-        _ = session.handle(.transportUp(lan, maxMessageBytes: 1200, members: [PeerID("a")], legacyPeers: false), at: .zero)
-        _ = session.handle(.transportUp(xmpp, maxMessageBytes: 4000, members: [PeerID("b")]), at: .zero)
+        let (lan, xmpp) = (Self.lan, Self.xmpp)
+        var session = Self.gateway()
         func types(_ actions: [SessionAction], via transport: TransportID) -> [String] {
-            RoomSessionTests.operationSends(actions).filter { $0.via == transport }.map { SimulatedNetwork.type(of: $0.bytes) }
+            RoomSessionTests.operationSends(actions).filter { $0.via == transport }
+                .map { SimulatedNetwork.type(of: $0.bytes) }
         }
         let drawn = session.handle(.local([Self.add("me_1"), Self.append("me_1")]), at: .seconds(1))
         #expect(types(drawn, via: lan) == ["ADD", "APPEND"])
@@ -95,10 +111,22 @@ import Testing
         _ = session.handle(.accepted(mega.id!, via: xmpp), at: .seconds(1))
         #expect(session.unacceptedOperations(on: xmpp).isEmpty)
         // A LAN member's shape arrives as two messages: the ADD waits for the APPEND.
-        let add = session.handle(.received(MessageEncoder.encode(Self.add("a_1")), from: PeerID("a"), via: lan), at: .seconds(2))
+        let add = session.handle(Self.fromTheLAN(Self.add("a_1")), at: .seconds(2))
         #expect(types(add, via: xmpp).isEmpty)
-        let append = session.handle(.received(MessageEncoder.encode(Self.append("a_1")), from: PeerID("a"), via: lan), at: .seconds(2))
+        let append = session.handle(Self.fromTheLAN(Self.append("a_1")), at: .seconds(2))
         let relayed = RoomSessionTests.operationSends(append).filter { $0.via == xmpp }
+        #expect(relayed.map { SimulatedNetwork.type(of: $0.bytes) } == ["MEGA"])
+        #expect(try MessageDecoder.decode(relayed[0].bytes).operations == [Self.add("a_1"), Self.append("a_1")])
+    }
+
+    /// A LAN member's shape whose APPEND arrives before its ADD (the app drops an APPEND for
+    /// a stroke it does not know): the ADD goes out with the points already held, as one MEGA.
+    @Test func aShapeWhoseAppendCameFirstGoesOutWholeWithItsAdd() throws {
+        var session = Self.gateway()
+        let append = session.handle(Self.fromTheLAN(Self.append("a_1")), at: .seconds(1))
+        #expect(RoomSessionTests.operationSends(append).map { SimulatedNetwork.type(of: $0.bytes) } == ["APPEND"])
+        let add = session.handle(Self.fromTheLAN(Self.add("a_1")), at: .seconds(1))
+        let relayed = RoomSessionTests.operationSends(add).filter { $0.via == Self.xmpp }
         #expect(relayed.map { SimulatedNetwork.type(of: $0.bytes) } == ["MEGA"])
         #expect(try MessageDecoder.decode(relayed[0].bytes).operations == [Self.add("a_1"), Self.append("a_1")])
     }
