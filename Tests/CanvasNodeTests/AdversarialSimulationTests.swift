@@ -74,6 +74,34 @@ import Testing
         #expect(net.sentMessages["MEGA"] == 1 + catchUps, "seed \(seed)")
     }
 
+    /// Shapes in a room with a peer of the original app (in the room from the start, so that
+    /// what a MEGA catch-up cannot carry, erasure past the last point, does not come into
+    /// it): a third of the new strokes are shapes, half of those an ADD alone with their
+    /// points in a later edit. The sessions send each shape's ADD with its first APPEND as
+    /// one MEGA (`ShapeBodies`), and everyone converges on the same drawing.
+    @Test(arguments: 0..<10 as Range<UInt64>)
+    func shapesReachALegacyPeerAsMegas(seed: UInt64) {
+        var net = SimulatedNetwork(nodeCount: 4, kinds: [3: .legacy], seed: seed)
+        net.shapes = true
+        for index in 0..<4 { net.start(index) }
+        for step in 1...40 {
+            net.run(until: .milliseconds(250 * step))
+            for index in 0..<3 where net.rng.chance(0.4) { net.randomEdit(at: index) }
+        }
+        net.run(until: .seconds(30))
+        #expect(net.converged(among: [0, 1, 2]), "seed \(seed)")
+        let missing = (0..<3).map { net.missing(at: $0) }
+        #expect(missing.allSatisfy { $0.isEmpty }, "seed \(seed): missing \(missing.map(\.count))")
+        #expect(Self.legacyView(net.nodes[3].document) == Self.legacyView(net.nodes[0].document), "seed \(seed)")
+        let shapes = net.nodes[0].document.strokes.filter { $0.header?.isShape == true && $0.points.count > 1 }
+        #expect(
+            !shapes.isEmpty && net.shapeMegas >= shapes.count, "seed \(seed): \(net.shapeMegas) for \(shapes.count)")
+        // The MEGAs are the catch-ups and the shapes (the peer drew nothing before joining,
+        // so it sent no MEGA of its own).
+        let catchUps = net.sentKinds[.legacyState, default: 0]
+        #expect(net.sentMessages["MEGA"] == catchUps + net.shapeMegas, "seed \(seed)")
+    }
+
     /// What a peer of the original protocol can hold of a stroke: its header, its drawable
     /// points, and its visible segments within them.
     struct LegacyStroke: Equatable {

@@ -73,6 +73,13 @@ struct SimulatedNetwork {
     var sentMessages: [String: Int] = [:]
     /// Counts of the messages sessions sent, by what they carry.
     var sentKinds: [MessageKind: Int] = [:]
+    /// MEGA messages sessions sent as operations: shapes where the original app reads
+    /// (`ShapeBodies`), not catch-ups.
+    var shapeMegas = 0
+    /// With `shapes`: a new stroke is a shape (`is_shape`) a third of the time, and half of
+    /// those come as an ADD alone, their points with a later edit (as an embedder streaming
+    /// a shape does). Off by default, so that other tests keep their random schedules.
+    var shapes = false
     var sentBytes: [String: Int] = [:]
     /// The largest message sent by a session (the test's own MEGA aside).
     var largestMessage = 0
@@ -161,6 +168,7 @@ struct SimulatedNetwork {
             switch action {
             case .send(let bytes, let kind, let destination, _, let id):
                 sentKinds[kind, default: 0] += 1
+                if kind == .operations, Self.type(of: bytes) == "MEGA" { shapeMegas += 1 }
                 send(bytes, from: index, to: destination)
                 if let id {
                     queue.push(at: now, .accepted(id, node: index, epoch: nodes[index].epoch))
@@ -264,10 +272,17 @@ struct SimulatedNetwork {
         if roll < 0.45 || own.isEmpty {
             nodes[index].strokes += 1
             let id = StrokeID("n\(index)_e\(nodes[index].epoch)_\(nodes[index].strokes)")
-            let header = StrokeHeader(
+            var header = StrokeHeader(
                 weight: Double(Int.random(in: 1...8, using: &rng)),
                 colour: Colour(red: UInt8.random(in: 0...255, using: &rng), green: 0, blue: 9), start: randomPoint())
             let points = (0..<Int.random(in: 1...40, using: &rng)).map { _ in randomPoint() }
+            if shapes, rng.chance(1.0 / 3) {
+                header.isShape = true
+                if rng.chance(0.5) {
+                    author([.add(id, header)], at: index)
+                    return
+                }
+            }
             author([.add(id, header), .append(id, points: points, offset: 1)], at: index)
         } else if roll < 0.8 {
             let stroke = own[Int.random(in: 0..<own.count, using: &rng)]
