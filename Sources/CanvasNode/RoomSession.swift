@@ -264,21 +264,20 @@ public struct RoomSession: Sendable {
         }
         let (limit, compact) = (transports[id]!.maxMessageBytes, transports[id]!.compactOperations)
         for part in bodyParts(batch, originals: operations, on: id) {
-            let messages: [[UInt8]]
-            var sendID: SendID?
+            let sendID: SendID?
             switch part {
-            case .operation(let operation, let localID):
-                messages = MessagePacking.messages(for: [operation], maxBytes: limit, compact: compact)
+            case .operation(_, let localID):
                 sendID = localID
-            case .shape(let add, let append, let sendIDs):
-                messages = ShapeBodies.messages(add: add, append: append, maxBytes: limit)
-                // One send now: accepted, it accepts both operations.
+            case .shape(_, _, let sendIDs):
+                // One send now: accepted, it accepts the operations of every send it carries.
                 sendID = sendIDs.last
-                if let last = sendIDs.last {
-                    let carried = sendIDs.flatMap { transports[id]!.inFlight.removeValue(forKey: $0) ?? [] }
-                    transports[id]!.inFlight[last] = carried
+                if let sendID {
+                    transports[id]!.inFlight[sendID] = sendIDs.flatMap {
+                        transports[id]!.inFlight.removeValue(forKey: $0) ?? []
+                    }
                 }
             }
+            let messages = part.messages(maxBytes: limit, compact: compact)
             for (index, message) in messages.enumerated() {
                 // A split APPEND is accepted when its last part is.
                 let accepting = index == messages.count - 1 ? sendID : nil
@@ -382,20 +381,9 @@ public struct RoomSession: Sendable {
         // (a member of one LAN), so no keys are sorted for nothing.
         if transports.count == 1, from != nil { return }
         for id in transports.keys.sorted() where id != author.transport && transports[id]!.isUp {
-            let limit = transports[id]!.maxMessageBytes
-            guard transports[id]!.readByTheOriginalApp else {
-                let compact = transports[id]!.compactOperations
-                for message in MessagePacking.messages(for: novel, maxBytes: limit, compact: compact) {
-                    actions.append(.send(message, kind: .operations, to: .room, via: id, id: nil))
-                }
-                continue
-            }
+            let (limit, compact) = (transports[id]!.maxMessageBytes, transports[id]!.compactOperations)
             for part in bodyParts(novel.map { (outgoing($0, on: id), nil) }, originals: novel, on: id) {
-                let messages = switch part {
-                case .operation(let operation, _): MessagePacking.messages(for: [operation], maxBytes: limit)
-                case .shape(let add, let append, _): ShapeBodies.messages(add: add, append: append, maxBytes: limit)
-                }
-                for message in messages {
+                for message in part.messages(maxBytes: limit, compact: compact) {
                     actions.append(.send(message, kind: .operations, to: .room, via: id, id: nil))
                 }
             }

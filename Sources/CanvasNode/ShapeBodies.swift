@@ -21,6 +21,17 @@ struct ShapeBodies: Sendable {
         case operation(Operation, SendID?)
         /// A shape's ADD and first APPEND, with the ids of the local sends they came in.
         case shape(add: Operation, append: Operation, sendIDs: [SendID])
+
+        /// The messages that carry it under `maxBytes`: an operation as `MessagePacking`
+        /// packs it (`compact`: in the compact form), a shape as `ShapeBodies.messages`.
+        func messages(maxBytes: Int, compact: Bool) -> [[UInt8]] {
+            switch self {
+            case .operation(let operation, _):
+                MessagePacking.messages(for: [operation], maxBytes: maxBytes, compact: compact)
+            case .shape(let add, let append, _):
+                ShapeBodies.messages(add: add, append: append, maxBytes: maxBytes)
+            }
+        }
     }
 
     static let maximumWaiting = 256

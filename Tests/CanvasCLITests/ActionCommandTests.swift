@@ -103,6 +103,17 @@ struct ActionCommandTests {
         #expect(outcome.standardError == "<stdin>:3: error: points: expected an array, got \"x\"\n")
     }
 
+    /// `canvas recognize --explain` on one stroke: the shape recognised and every shape
+    /// tried, as printed (it must succeed).
+    static func explain(_ points: [[Double]]) throws -> (shape: String?, explained: [[String: Any]]) {
+        let line = try String(data: JSONSerialization.data(withJSONObject: ["points": points]), encoding: .utf8)!
+        let outcome = try CanvasCommand.run(["recognize", "--explain"], input: line + "\n")
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(outcome.standardOutput.utf8)) as? [String: Any])
+        return (object["shape"] as? String, try #require(object["explain"] as? [[String: Any]]))
+    }
+
     /// --explain names every shape tried, its scores and verdict: a hand-drawn square is
     /// chosen as a rectangle, the line is refused by its RMS test, the ellipse meets the
     /// square's corners, and the elbow arrow is not tried (another shape passes).
@@ -115,13 +126,8 @@ struct ActionCommandTests {
             }
         }
         square.append([0, 0])
-        let line = try String(data: JSONSerialization.data(withJSONObject: ["points": square]), encoding: .utf8)!
-        let outcome = try CanvasCommand.run(["recognize", "--explain"], input: line + "\n")
-        #expect(outcome.status == 0, "\(outcome.standardError)")
-        let object = try #require(
-            try JSONSerialization.jsonObject(with: Data(outcome.standardOutput.utf8)) as? [String: Any])
-        #expect(object["shape"] as? String == "rectangle")
-        let explained = try #require(object["explain"] as? [[String: Any]])
+        let (shape, explained) = try Self.explain(square)
+        #expect(shape == "rectangle")
         let verdicts = Dictionary(explained.map { ($0["shape"] as! String, $0["verdict"] as! String) }) { a, _ in a }
         #expect(Set(verdicts.keys) == ["line", "rectangle", "ellipse", "triangle", "arrow", "elbow_arrow"])
         #expect(verdicts["rectangle"] == "chosen")
@@ -148,13 +154,8 @@ struct ActionCommandTests {
             }
         }
         octagon.append([200, 0])
-        let line = try String(data: JSONSerialization.data(withJSONObject: ["points": octagon]), encoding: .utf8)!
-        let outcome = try CanvasCommand.run(["recognize", "--explain"], input: line + "\n")
-        #expect(outcome.status == 0, "\(outcome.standardError)")
-        let object = try #require(
-            try JSONSerialization.jsonObject(with: Data(outcome.standardOutput.utf8)) as? [String: Any])
-        #expect(object["shape"] as? String == "none")
-        let explained = try #require(object["explain"] as? [[String: Any]])
+        let (shape, explained) = try Self.explain(octagon)
+        #expect(shape == "none")
         let ellipse = try #require(explained.first { $0["shape"] as? String == "ellipse" })
         let verdict = ellipse["verdict"] as? String ?? ""
         #expect(verdict.hasPrefix("refused: the stroke follows 8 straight sides"), "\(verdict)")

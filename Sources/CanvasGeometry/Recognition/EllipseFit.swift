@@ -82,9 +82,16 @@ struct FittedEllipse {
     /// frame (0 towards the major axis's end) scaled to a circle. Stretching a circle into
     /// the ellipse keeps every point's angle.
     func eccentricAngle(of point: Point) -> Double {
+        let onCircle = onUnitCircle(point)
+        return atan2(onCircle.y, onCircle.x)
+    }
+
+    /// `point` in the ellipse's own frame scaled so that the ellipse is the unit circle
+    /// (x along the major axis): an affine map, which keeps straight lines straight.
+    func onUnitCircle(_ point: Point) -> Point {
         let minorAxis = Point(x: -majorAxis.y, y: majorAxis.x)
         let offset = point - center
-        return atan2(offset.dot(minorAxis) / semiMinor, offset.dot(majorAxis) / semiMajor)
+        return Point(x: offset.dot(majorAxis) / semiMajor, y: offset.dot(minorAxis) / semiMinor)
     }
 
     /// The share of the ellipse's perimeter taken by the arc of eccentric angles within

@@ -824,12 +824,7 @@ public enum ShapeRecognizer {
             straying / ellipse.semiMinor > (1 - straightSideRatio) * arcResidual(sides: $0)
         }
         guard !sides.isEmpty else { return nil }
-        let major = ellipse.majorAxis / ellipse.majorAxis.distance(to: Point(x: 0, y: 0))
-        let minor = Point(x: -major.y, y: major.x)
-        let circle = stroke.map { point in
-            let offset = point - ellipse.center
-            return Point(x: offset.dot(major) / ellipse.semiMajor, y: offset.dot(minor) / ellipse.semiMinor)
-        }
+        let circle = stroke.map(ellipse.onUnitCircle)
         let partition = StraightRunPartition(closed: circle, fewestRuns: polygonSides.lowerBound)
         // Only the polygons straighter than `straightSideRatio` are sought: the program gives
         // up on the rest (every ellipse the stroke passes is tried).
