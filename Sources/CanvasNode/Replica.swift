@@ -95,7 +95,8 @@ public struct Replica: Sendable {
             let id = nextStrokeID()
             let shapeID = recognize ? nextStrokeID(after: id) : id
             let drawn = Drawing.draw(points, weight: weight, colour: colour, recognize: recognize, id: id, shapeID: shapeID)
-            if !drawn.operations.isEmpty { record(.stroke(drawn.shape == .none ? id : shapeID)) }
+            if !drawn.operations.isEmpty { record(.stroke(id)) }
+            if drawn.shape != .none { record(.replaced(removing: shapeID, restoring: id, erasedBefore: IntervalSet())) }
             return LocalEdit(operations: drawn.operations, shape: drawn.shape)
         case .begin(let points, let weight, let colour):
             let id = nextStrokeID()
@@ -118,7 +119,8 @@ public struct Replica: Sendable {
             }
             let shapeID = nextStrokeID(after: id)
             let shape = Drawing.shapeReplacing(stroke.points, weight: header.weight, colour: header.colour, id: id, shapeID: shapeID)
-            record(.stroke(shape.shape == .none ? id : shapeID))
+            record(.stroke(id))
+            if shape.shape != .none { record(.replaced(removing: shapeID, restoring: id, erasedBefore: stroke.erased)) }
             return LocalEdit(operations: shape.operations, shape: shape.shape)
         case .erase(let points, let radius):
             let index = eraserIndex ?? SpatialIndex(document: document)
@@ -181,7 +183,12 @@ public struct Replica: Sendable {
 
     /// One step of the history, as what taking it back does. Every step is carried out
     /// with ordinary operations, so every replica converges on it (erasing is permanent
-    /// in the CRDT: what comes back comes back as new strokes).
+    /// in the CRDT: what comes back comes back as new strokes, and every step that names
+    /// the stroke names the new one from then on).
+    ///
+    /// A stroke recognised as a shape is two steps: the drawing (`stroke`), then the shape
+    /// in its place (`replaced`): the first undo brings the stroke back as drawn, the next
+    /// takes it away.
     enum HistoryEntry: Sendable {
         /// A stroke drawn here: undo erases all of it.
         case stroke(StrokeID)
@@ -192,6 +199,26 @@ public struct Replica: Sendable {
         case erasure([ErasedPiece])
         /// Pieces redrawn by undoing an erasure: erasing them again erases the pieces.
         case redrawn([StrokeID], pieces: [ErasedPiece])
+        /// A stroke that took the place of another, now erased: undo erases it and brings
+        /// the other back as `removed` does (a recognised shape and the stroke drawn; after
+        /// undoing, the stroke drawn and the shape).
+        case replaced(removing: StrokeID, restoring: StrokeID, erasedBefore: IntervalSet)
+
+        /// The entry with `new` wherever it names `old` (a stroke that came back as `new`).
+        func renaming(_ old: StrokeID, to new: StrokeID) -> HistoryEntry {
+            func name(_ id: StrokeID) -> StrokeID { id == old ? new : id }
+            func names(_ pieces: [ErasedPiece]) -> [ErasedPiece] {
+                pieces.map { ErasedPiece(stroke: name($0.stroke), range: $0.range) }
+            }
+            switch self {
+            case .stroke(let id): return .stroke(name(id))
+            case .removed(let id, let erasedBefore): return .removed(name(id), erasedBefore: erasedBefore)
+            case .erasure(let pieces): return .erasure(names(pieces))
+            case .redrawn(let ids, let pieces): return .redrawn(ids.map(name), pieces: names(pieces))
+            case .replaced(let removing, let restoring, let erasedBefore):
+                return .replaced(removing: name(removing), restoring: name(restoring), erasedBefore: erasedBefore)
+            }
+        }
     }
 
     /// A new step: what was undone can no longer be redone.
@@ -201,26 +228,25 @@ public struct Replica: Sendable {
         redoable = []
     }
 
-    /// The operations that take `entry` back, and the entry that takes those back.
+    /// The operations that take `entry` back, and the entry that takes those back; a stroke
+    /// that comes back under a new name is renamed in every step still to undo or redo.
     private mutating func perform(_ entry: HistoryEntry) -> (operations: [Operation], inverse: HistoryEntry) {
         switch entry {
         case .stroke(let id):
             let erasedBefore = document[id]?.erased ?? IntervalSet()
             return ([.removeStroke(id)], .removed(id, erasedBefore: erasedBefore))
         case .removed(let id, let erasedBefore):
-            guard let stroke = document[id], let header = stroke.header else { return ([], .stroke(id)) }
-            let copy = derivedStrokeID(from: id, tag: "r", avoiding: [])
-            var operations: [Operation] = [.add(copy, header)]
-            if stroke.points.count > 1 {
-                operations.append(.append(copy, points: Array(stroke.points[1...]), offset: 1))
-            }
-            for interval in erasedBefore.intervals where interval.upperBound.isFinite {
-                operations.append(.delete(copy, start: interval.lowerBound, end: interval.upperBound))
-            }
-            if erasedBefore.intervals.contains(where: { !$0.upperBound.isFinite }) {
-                operations.append(.removeStroke(copy))
-            }
+            guard let (operations, copy) = bringBack(id, erasedBefore: erasedBefore) else { return ([], .stroke(id)) }
             return (operations, .stroke(copy))
+        case .replaced(let removing, let restoring, let erasedBefore):
+            let erasedOfRemoved = document[removing]?.erased ?? IntervalSet()
+            guard let (operations, copy) = bringBack(restoring, erasedBefore: erasedBefore) else {
+                return ([.removeStroke(removing)], .removed(removing, erasedBefore: erasedOfRemoved))
+            }
+            return (
+                [.removeStroke(removing)] + operations,
+                .replaced(removing: copy, restoring: removing, erasedBefore: erasedOfRemoved)
+            )
         case .erasure(let pieces):
             var operations: [Operation] = []
             var redrawn: [StrokeID] = []
@@ -238,6 +264,30 @@ public struct Replica: Sendable {
         case .redrawn(let ids, let pieces):
             return (ids.map { .removeStroke($0) }, .erasure(pieces))
         }
+    }
+
+    /// The operations that bring back stroke `id` (erased) as a new stroke named after it,
+    /// with the same points and the erasures `erasedBefore`, and its name; the steps still
+    /// to undo or redo that name `id` name the new stroke from now on. Nil when the replica
+    /// has no such stroke.
+    private mutating func bringBack(
+        _ id: StrokeID, erasedBefore: IntervalSet
+    ) -> (operations: [Operation], copy: StrokeID)? {
+        guard let stroke = document[id], let header = stroke.header else { return nil }
+        let copy = derivedStrokeID(from: id, tag: "r", avoiding: [])
+        var operations: [Operation] = [.add(copy, header)]
+        if stroke.points.count > 1 {
+            operations.append(.append(copy, points: Array(stroke.points[1...]), offset: 1))
+        }
+        for interval in erasedBefore.intervals where interval.upperBound.isFinite {
+            operations.append(.delete(copy, start: interval.lowerBound, end: interval.upperBound))
+        }
+        if erasedBefore.intervals.contains(where: { !$0.upperBound.isFinite }) {
+            operations.append(.removeStroke(copy))
+        }
+        undoable = undoable.map { $0.renaming(id, to: copy) }
+        redoable = redoable.map { $0.renaming(id, to: copy) }
+        return (operations, copy)
     }
 
     /// `ID-TAGk`, k the first number naming no stroke yet (nor one of `taken`).

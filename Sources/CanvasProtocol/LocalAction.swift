@@ -22,7 +22,9 @@ public enum LocalAction: Hashable, Sendable {
     case end(stroke: StrokeID, recognize: Bool)
     /// The eraser, a circle of `radius` swept along `points`.
     case erase(points: [Point], radius: Double)
-    /// Takes back the last drawing or erasing done here that is not undone yet.
+    /// Takes back the last drawing or erasing done here that is not undone yet. A recognised
+    /// shape is a step of its own: undoing it brings back the stroke as drawn, whose drawing
+    /// the next undo takes back (docs/actions.md).
     case undo
     /// Does again the last undone drawing or erasing (until something new is drawn or erased).
     case redo

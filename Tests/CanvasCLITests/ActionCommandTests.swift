@@ -65,6 +65,27 @@ struct ActionCommandTests {
         #expect(lines[4] == #"{"type":"APPEND","identifier":"local_1-r1","points":[[30,130],[60,100]],"offset":1}"#)
     }
 
+    /// Undo after a recognised shape in `canvas replay`: the shape is removed and the stroke
+    /// comes back as drawn; the next undo removes that stroke.
+    @Test func undoingARecognisedShapeSendsTheStrokeAsDrawnAgain() throws {
+        let file = try CanvasCommand.temporaryFile(
+            """
+            {"action":"draw","points":[[0,0],[100,2],[200,0],[201,60],[200,120],[100,121],[0,120],[1,60],[0,2]],            "weight":2,"colour":[0,0,0],"recognize":true}
+            {"action":"undo"}
+            {"action":"undo"}
+
+            """)
+        let outcome = try CanvasCommand.run(["replay", "--ops", file])
+        #expect(outcome.status == 0)
+        let lines = outcome.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.count == 9, "\(lines)")
+        #expect(lines[3].hasPrefix(#"{"type":"ADD","identifier":"local_2","#) && lines[3].contains(#""is_shape":true"#))
+        #expect(lines[5] == #"{"type":"REMOVE_STROKE","identifier":"local_2"}"#)
+        #expect(lines[6] == #"{"type":"ADD","identifier":"local_1-r1","weight":2,"colour":[0,0,0],"start":[0,0]}"#)
+        #expect(lines[7].hasPrefix(#"{"type":"APPEND","identifier":"local_1-r1","points":[[100,2],[200,0],"#))
+        #expect(lines[8] == #"{"type":"REMOVE_STROKE","identifier":"local_1-r1"}"#)
+    }
+
     @Test func invalidActionsNameTheField() throws {
         let file = try CanvasCommand.temporaryFile(
             """

@@ -54,7 +54,7 @@ import Testing
 
     /// A stroke drawn live (pen down, moves, pen up) ends as the same operations a finished
     /// `draw` makes, split where the pen paused; ending it with recognition replaces it by
-    /// the shape, and undo takes back what was drawn.
+    /// the shape, and undo takes back the shape, then what was drawn.
     @Test func aLiveStrokeGrowsWhileThePenMovesAndEndsLikeADrawnOne() {
         var live = Replica(author: "me")
         func perform(_ action: LocalAction, on replica: inout Replica) -> [CanvasCore.Operation] {
@@ -77,7 +77,10 @@ import Testing
         #expect(live.liveStrokes.isEmpty)
         #expect(live.document.digest.rootHex == drawn.document.digest.rootHex, "the same room as a finished draw")
         #expect(perform(.extend(stroke: id, points: [line[0]]), on: &live).isEmpty, "an ended stroke no longer grows")
-        #expect(perform(.undo, on: &live) == [.removeStroke(StrokeID("me_2"))])
+        // Undo takes the shape back and brings the stroke back as drawn; undo again, the stroke.
+        #expect(perform(.undo, on: &live).map(\.strokeID) == [StrokeID("me_2"), StrokeID("me_1-r1"), StrokeID("me_1-r1")])
+        #expect(live.document[StrokeID("me_1-r1")]?.points == line)
+        #expect(perform(.undo, on: &live) == [.removeStroke(StrokeID("me_1-r1"))])
         // Without recognition, pen up sends nothing more, and undo removes the stroke.
         let plain = perform(.begin(points: [Point(x: 0, y: 0), Point(x: 9, y: 9)], weight: 3, colour: .black), on: &live)
         #expect(plain.count == 2)
@@ -192,6 +195,73 @@ import Testing
         #expect(Self.perform(.undo, on: &replica) == [.removeStroke(StrokeID("me_2"))])
     }
 
+    /// A rough rectangle, recognised.
+    static let roughRectangle = [
+        Point(x: 0, y: 0), Point(x: 100, y: 2), Point(x: 200, y: 0), Point(x: 201, y: 60), Point(x: 200, y: 120),
+        Point(x: 100, y: 121), Point(x: 0, y: 120), Point(x: 1, y: 60), Point(x: 0, y: 2),
+    ]
+
+    /// The strokes that show, with the points of each.
+    static func visiblePoints(_ replica: Replica) -> [StrokeID: [Point]] {
+        var visible: [StrokeID: [Point]] = [:]
+        for stroke in replica.document.strokes where !stroke.visible.intervals.isEmpty { visible[stroke.id] = stroke.points }
+        return visible
+    }
+
+    /// A recognised shape is undone in two steps: the first brings the stroke back as drawn
+    /// (a false recognition costs one undo, not the drawing), the second takes it away;
+    /// redo does them again in turn, and every step names the strokes as they are now.
+    @Test func undoingARecognisedShapeBringsBackTheStrokeAsDrawn() {
+        var replica = Replica(author: "me")
+        Self.perform(Self.draw(Self.roughRectangle, recognize: true), on: &replica)
+        let shape = Self.visiblePoints(replica)
+        #expect(shape.keys.map(\.rawValue) == ["me_2"], "the shape alone shows: \(shape.keys)")
+        #expect(replica.document[StrokeID("me_2")]?.header?.isShape == true)
+
+        // Undo: the shape goes, the stroke comes back as drawn.
+        let undone = Self.perform(.undo, on: &replica)
+        #expect(undone.first == .removeStroke(StrokeID("me_2")))
+        #expect(Self.visiblePoints(replica) == [StrokeID("me_1-r1"): Self.roughRectangle])
+        #expect(replica.document[StrokeID("me_1-r1")]?.header?.isShape == false)
+        // Undo again: the stroke goes too.
+        #expect(Self.perform(.undo, on: &replica) == [.removeStroke(StrokeID("me_1-r1"))])
+        #expect(Self.visiblePoints(replica).isEmpty)
+        #expect(Self.perform(.undo, on: &replica).isEmpty, "nothing more to undo")
+        // Redo: the stroke as drawn, then the shape in its place.
+        #expect(Self.perform(.redo, on: &replica).first?.strokeID == StrokeID("me_1-r1-r1"))
+        #expect(Self.visiblePoints(replica) == [StrokeID("me_1-r1-r1"): Self.roughRectangle])
+        let redone = Self.perform(.redo, on: &replica)
+        #expect(redone.first == .removeStroke(StrokeID("me_1-r1-r1")))
+        #expect(Self.visiblePoints(replica) == [StrokeID("me_2-r1"): shape[StrokeID("me_2")]!])
+        #expect(replica.document[StrokeID("me_2-r1")]?.header?.isShape == true)
+        #expect(Self.perform(.redo, on: &replica).isEmpty, "nothing more to redo")
+        // And back again, through the new names.
+        #expect(Self.perform(.undo, on: &replica).first == .removeStroke(StrokeID("me_2-r1")))
+        #expect(Self.visiblePoints(replica) == [StrokeID("me_1-r1-r1-r1"): Self.roughRectangle])
+        #expect(Self.perform(.undo, on: &replica) == [.removeStroke(StrokeID("me_1-r1-r1-r1"))])
+        #expect(Self.visiblePoints(replica).isEmpty)
+    }
+
+    /// The same for a stroke drawn live (begin, extend, end with recognition), with a piece
+    /// a peer erased while it was drawn: it comes back as it was before it was recognised.
+    @Test func undoingALiveStrokeRecognisedBringsItBackWithWhatWasErasedOfIt() {
+        var replica = Replica(author: "me")
+        let begun = Self.perform(
+            .begin(points: Array(Self.roughRectangle.prefix(3)), weight: 2, colour: .black), on: &replica)
+        let id = begun.first!.strokeID
+        Self.perform(.extend(stroke: id, points: Array(Self.roughRectangle.dropFirst(3))), on: &replica)
+        _ = replica.apply(.delete(id, start: 0.25, end: 0.5))
+        let erased = replica.document[id]!.erased
+        let ended = Self.perform(.end(stroke: id, recognize: true), on: &replica)
+        #expect(ended.contains { $0.strokeID == StrokeID("me_2") }, "recognised: \(ended)")
+        Self.perform(.undo, on: &replica)
+        let back = StrokeID("me_1-r1")
+        #expect(replica.document[back]?.points == Self.roughRectangle)
+        #expect(replica.document[back]?.erased == erased)
+        #expect(Self.visiblePoints(replica).keys.map(\.self) == [back])
+        #expect(Self.perform(.undo, on: &replica) == [.removeStroke(back)])
+    }
+
     @Test func undoWithNothingToUndoDoesNothing() {
         var replica = Replica(author: "me")
         #expect(Self.perform(.undo, on: &replica).isEmpty)
@@ -199,7 +269,7 @@ import Testing
     }
 
     /// Undo and redo are ordinary operations: a replica that receives them in any order
-    /// converges with the one that made them.
+    /// converges with the one that made them (recognised shapes among the drawings).
     @Test func undoAndRedoConvergeOnOtherReplicas() {
         var generator = SplitMix64(seed: announcedSeed())
         var mine = Replica(author: "me")
@@ -207,11 +277,14 @@ import Testing
         for _ in 0..<40 {
             let roll = Double.random(in: 0..<1, using: &generator)
             let action: LocalAction =
-                roll < 0.35 ? .draw(points: (0..<6).map { _ in Point(x: Double.random(in: 0...200, using: &generator), y: Double.random(in: 0...200, using: &generator)) }, weight: 2, colour: .black, recognize: false)
+                roll < 0.1 ? Self.draw(Self.roughRectangle.map { Point(x: $0.x + roll * 500, y: $0.y) }, recognize: true)
+                : roll < 0.35 ? .draw(points: (0..<6).map { _ in Point(x: Double.random(in: 0...200, using: &generator), y: Double.random(in: 0...200, using: &generator)) }, weight: 2, colour: .black, recognize: false)
                 : roll < 0.55 ? .erase(points: [Point(x: Double.random(in: 0...200, using: &generator), y: Double.random(in: 0...200, using: &generator))], radius: 20)
                 : roll < 0.8 ? .undo : .redo
             sent += Self.perform(action, on: &mine)
         }
+        let shapes = sent.filter { if case .add(_, let header) = $0 { header.isShape } else { false } }
+        #expect(!shapes.isEmpty, "recognised shapes drawn, undone and redone")
         var theirs = Replica(author: "them")
         for operation in sent.shuffled(using: &generator) { _ = theirs.apply(operation) }
         #expect(theirs.document == mine.document)

@@ -244,13 +244,20 @@ class PageInABrowser(unittest.TestCase):
         self.wait_converged("the rectangle")
         b.screenshot("3-rectangle-recognised")
 
-        # 4. Undo takes the rectangle back everywhere; redo brings it back.
+        # 4. Undo takes the rectangle back everywhere and brings back the stroke as drawn (a
+        # shape taken wrongly costs one undo, not the drawing); undo again takes the stroke
+        # away; redo brings the stroke back, then the rectangle in its place.
+        count = "return window.canvasPage.strokeCount"
         a.click("undo")
-        b.wait(lambda: b.js(shape) == 0, "the rectangle undone on page B")
+        b.wait(lambda: b.js(shape) == 0 and b.js(count) == strokes_before + 1, "the stroke as drawn back on page B")
+        a.click("undo")
+        b.wait(lambda: b.js(count) == strokes_before, "the stroke as drawn undone on page B")
         # The page redraws on its next animation frame (on a busy machine, a while later).
         b.wait(lambda: b.ink(300, 380, 4) == 0, "the rectangle's ink gone from page B")
         a.click("redo")
-        b.wait(lambda: b.js(shape) == 1, "the rectangle redone on page B")
+        b.wait(lambda: b.js(shape) == 0 and b.js(count) == strokes_before + 1, "the stroke as drawn redone on page B")
+        a.click("redo")
+        b.wait(lambda: b.js(shape) == 1 and b.js(count) == strokes_before + 1, "the rectangle redone on page B")
         self.wait_converged("undo and redo")
         b.screenshot("4-undo-redo")
 

@@ -237,8 +237,9 @@ class XMPPIntegration(unittest.TestCase):
     def test_4a_the_original_app_shares_a_room_without_crashing_or_duplicating_points(self):
         """The original app (Tests/Integration/original_app.py: it decodes the body of every
         message it receives as the app does) in a room with two of our nodes, over several
-        sync periods, while one node is killed and restarted and the other draws, and the app
-        erases, undoes and redoes: nothing we send makes it crash, every stroke has as many
+        sync periods, while one node is killed and restarted and the other draws (and undoes a
+        recognised shape, which brings back the stroke as drawn), and the app erases, undoes
+        and redoes: nothing we send makes it crash, every stroke has as many
         points in its view as in ours, and the strokes it removed and redid are removed and
         shown again in ours (its redo as a generation of the stroke, PROTOCOL.md §14.7)."""
         room = self.server.room("original")
@@ -262,6 +263,9 @@ class XMPPIntegration(unittest.TestCase):
             first.draw_recognized(rough_polyline([(100, 100), (400, 100), (400, 300), (100, 300), (103, 104)]))
             first.draw_recognized(rough_polyline([(600, 100), (600, 300), (900, 300), (865, 275), (900, 300),
                                                   (865, 325)]))
+            # Undo takes the elbow arrow back and brings back the connector as drawn: the app
+            # sees a shape removed and a hand-drawn stroke added.
+            first.send_line({"action": "undo"})
             second.start()
             second.wait_joined()
             out, err = app.communicate(timeout=150)
@@ -280,10 +284,15 @@ class XMPPIntegration(unittest.TestCase):
             self.assertEqual(view["strokes"], ours, f"the app's view (points a stroke) and {node.name}'s")
             self.assertEqual(len(renamed), 1, f"the app's one redo, a generation of its stroke: {renamed}")
         # Its strokes 2 and 6 are undone, stroke 4 undone and redone; each shape is a stroke
-        # of its own, and the hand-drawn stroke it replaced is there wholly erased.
+        # of its own, and the hand-drawn stroke it replaced is there wholly erased; the elbow
+        # arrow, undone, is gone, and the connector is back as drawn (61 points).
         self.assertEqual(len(view["strokes"]), 8 + 6 - 2 + 4, f"our 8 strokes and 2 shapes, its 4: {sorted(view['strokes'])}")
         shapes = sorted(n for name, n in view["strokes"].items() if view["visible"][name] == [[0.0, n - 1.0]] and n < 12)
-        self.assertEqual(shapes, [5, 6], f"the rectangle's and the elbow arrow's points, all visible: {view['visible']}")
+        self.assertEqual(shapes, [5], f"the rectangle's points, all visible: {view['visible']}")
+        back = [name for name in view["strokes"] if name.endswith("-r1")]
+        self.assertEqual(len(back), 1, f"the connector brought back by undo: {sorted(view['strokes'])}")
+        self.assertEqual((view["strokes"][back[0]], view["visible"][back[0]]), (61, [[0.0, 60.0]]),
+                         "the connector as drawn, all of it visible")
 
     def test_4b_one_node_in_two_rooms_from_a_config_file_keeps_an_svg_of_each(self):
         """The config file names the rooms and the servers (a dead one first: the members
