@@ -95,8 +95,8 @@ public struct Replica: Sendable {
             let id = nextStrokeID()
             let shapeID = recognize ? nextStrokeID(after: id) : id
             let drawn = Drawing.draw(points, weight: weight, colour: colour, recognize: recognize, id: id, shapeID: shapeID)
-            if !drawn.operations.isEmpty { record(.stroke(id)) }
-            if drawn.shape != .none { record(.replaced(removing: shapeID, restoring: id, erasedBefore: IntervalSet())) }
+            if !drawn.operations.isEmpty { record(.drawn(id)) }
+            if drawn.shape != .none { record(.shape(shapeID, replacing: id, erasedBefore: IntervalSet())) }
             return LocalEdit(operations: drawn.operations, shape: drawn.shape)
         case .begin(let points, let weight, let colour):
             let id = nextStrokeID()
@@ -114,13 +114,13 @@ public struct Replica: Sendable {
                 return LocalEdit(operations: [], shape: .none)
             }
             guard recognize else {
-                record(.stroke(id))
+                record(.drawn(id))
                 return LocalEdit(operations: [], shape: .none)
             }
             let shapeID = nextStrokeID(after: id)
             let shape = Drawing.shapeReplacing(stroke.points, weight: header.weight, colour: header.colour, id: id, shapeID: shapeID)
-            record(.stroke(id))
-            if shape.shape != .none { record(.replaced(removing: shapeID, restoring: id, erasedBefore: stroke.erased)) }
+            record(.drawn(id))
+            if shape.shape != .none { record(.shape(shapeID, replacing: id, erasedBefore: stroke.erased)) }
             return LocalEdit(operations: shape.operations, shape: shape.shape)
         case .erase(let points, let radius):
             let index = eraserIndex ?? SpatialIndex(document: document)
@@ -181,28 +181,39 @@ public struct Replica: Sendable {
         var range: ClosedRange<Double>
     }
 
+    /// A stroke to bring back, with what was erased of it before it was taken away.
+    struct Restoration: Sendable {
+        var stroke: StrokeID
+        var erasedBefore: IntervalSet
+    }
+
     /// One step of the history, as what taking it back does. Every step is carried out
     /// with ordinary operations, so every replica converges on it (erasing is permanent
     /// in the CRDT: what comes back comes back as new strokes, and every step that names
-    /// the stroke names the new one from then on).
+    /// a stroke names the new one from then on).
     ///
-    /// A stroke recognised as a shape is two steps: the drawing (`stroke`), then the shape
-    /// in its place (`replaced`): the first undo brings the stroke back as drawn, the next
-    /// takes it away.
+    /// A stroke recognised as a shape is two steps: the drawing, then the shape in its
+    /// place: the first undo brings the stroke back as drawn, the next takes it away.
     enum HistoryEntry: Sendable {
-        /// A stroke drawn here: undo erases all of it.
-        case stroke(StrokeID)
-        /// A stroke undo erased, with what was erased of it before: it comes back as a new
-        /// stroke, named after it, with the same points and the same earlier erasures.
-        case removed(StrokeID, erasedBefore: IntervalSet)
+        /// Strokes to take away, and strokes to bring back (each as a new stroke named after
+        /// it, with the same points and the erasures it had before): a drawing (its stroke
+        /// taken away), a drawing undone (brought back), a recognised shape (the shape taken
+        /// away, the stroke as drawn brought back) and a shape undone. The pieces of a stroke
+        /// that undoing an erasure redrew go with it.
+        case replaced(removing: [StrokeID], restoring: [Restoration])
         /// Pieces an erase action erased: they come back as new strokes, one a piece.
         case erasure([ErasedPiece])
         /// Pieces redrawn by undoing an erasure: erasing them again erases the pieces.
         case redrawn([StrokeID], pieces: [ErasedPiece])
-        /// A stroke that took the place of another, now erased: undo erases it and brings
-        /// the other back as `removed` does (a recognised shape and the stroke drawn; after
-        /// undoing, the stroke drawn and the shape).
-        case replaced(removing: StrokeID, restoring: StrokeID, erasedBefore: IntervalSet)
+
+        /// A stroke drawn here: undo takes it away.
+        static func drawn(_ id: StrokeID) -> HistoryEntry { .replaced(removing: [id], restoring: []) }
+
+        /// A shape recognised in stroke `drawn` (its erasures then `erasedBefore`): undo takes
+        /// the shape away and brings the stroke back as drawn.
+        static func shape(_ shape: StrokeID, replacing drawn: StrokeID, erasedBefore: IntervalSet) -> HistoryEntry {
+            .replaced(removing: [shape], restoring: [Restoration(stroke: drawn, erasedBefore: erasedBefore)])
+        }
 
         /// The entry with `new` wherever it names `old` (a stroke that came back as `new`).
         func renaming(_ old: StrokeID, to new: StrokeID) -> HistoryEntry {
@@ -211,13 +222,26 @@ public struct Replica: Sendable {
                 pieces.map { ErasedPiece(stroke: name($0.stroke), range: $0.range) }
             }
             switch self {
-            case .stroke(let id): return .stroke(name(id))
-            case .removed(let id, let erasedBefore): return .removed(name(id), erasedBefore: erasedBefore)
+            case .replaced(let removing, let restoring):
+                return .replaced(
+                    removing: removing.map(name),
+                    restoring: restoring.map { Restoration(stroke: name($0.stroke), erasedBefore: $0.erasedBefore) })
             case .erasure(let pieces): return .erasure(names(pieces))
             case .redrawn(let ids, let pieces): return .redrawn(ids.map(name), pieces: names(pieces))
-            case .replaced(let removing, let restoring, let erasedBefore):
-                return .replaced(removing: name(removing), restoring: name(restoring), erasedBefore: erasedBefore)
             }
+        }
+
+        /// The entry with `piece`, redrawn from `source`, taken away with it wherever it
+        /// takes `source` away.
+        func taking(_ piece: StrokeID, with source: StrokeID) -> HistoryEntry {
+            guard case .replaced(let removing, let restoring) = self, removing.contains(source) else { return self }
+            return .replaced(removing: removing + [piece], restoring: restoring)
+        }
+
+        /// The entry without `pieces` among what it takes away (erased again).
+        func forgetting(_ pieces: [StrokeID]) -> HistoryEntry {
+            guard case .replaced(let removing, let restoring) = self else { return self }
+            return .replaced(removing: removing.filter { !pieces.contains($0) }, restoring: restoring)
         }
     }
 
@@ -232,21 +256,17 @@ public struct Replica: Sendable {
     /// that comes back under a new name is renamed in every step still to undo or redo.
     private mutating func perform(_ entry: HistoryEntry) -> (operations: [Operation], inverse: HistoryEntry) {
         switch entry {
-        case .stroke(let id):
-            let erasedBefore = document[id]?.erased ?? IntervalSet()
-            return ([.removeStroke(id)], .removed(id, erasedBefore: erasedBefore))
-        case .removed(let id, let erasedBefore):
-            guard let (operations, copy) = bringBack(id, erasedBefore: erasedBefore) else { return ([], .stroke(id)) }
-            return (operations, .stroke(copy))
-        case .replaced(let removing, let restoring, let erasedBefore):
-            let erasedOfRemoved = document[removing]?.erased ?? IntervalSet()
-            guard let (operations, copy) = bringBack(restoring, erasedBefore: erasedBefore) else {
-                return ([.removeStroke(removing)], .removed(removing, erasedBefore: erasedOfRemoved))
+        case .replaced(let removing, let restoring):
+            let removed = removing.map { Restoration(stroke: $0, erasedBefore: document[$0]?.erased ?? IntervalSet()) }
+            var operations: [Operation] = removing.map { .removeStroke($0) }
+            var copies: [StrokeID] = []
+            for restoration in restoring {
+                guard let (restored, copy) = bringBack(restoration.stroke, erasedBefore: restoration.erasedBefore)
+                else { continue }
+                operations += restored
+                copies.append(copy)
             }
-            return (
-                [.removeStroke(removing)] + operations,
-                .replaced(removing: copy, restoring: removing, erasedBefore: erasedOfRemoved)
-            )
+            return (operations, .replaced(removing: copies, restoring: removed))
         case .erasure(let pieces):
             var operations: [Operation] = []
             var redrawn: [StrokeID] = []
@@ -259,9 +279,14 @@ public struct Replica: Sendable {
                 redrawn.append(id)
                 operations.append(.add(id, StrokeHeader(weight: header.weight, colour: header.colour, start: start, isShape: header.isShape)))
                 if points.count > 1 { operations.append(.append(id, points: Array(points[1...]), offset: 1)) }
+                // Undoing the stroke's drawing takes the piece away too.
+                undoable = undoable.map { $0.taking(id, with: piece.stroke) }
+                redoable = redoable.map { $0.taking(id, with: piece.stroke) }
             }
             return (operations, .redrawn(redrawn, pieces: pieces))
         case .redrawn(let ids, let pieces):
+            undoable = undoable.map { $0.forgetting(ids) }
+            redoable = redoable.map { $0.forgetting(ids) }
             return (ids.map { .removeStroke($0) }, .erasure(pieces))
         }
     }

@@ -262,6 +262,34 @@ import Testing
         #expect(Self.perform(.undo, on: &replica) == [.removeStroke(back)])
     }
 
+    /// A line drawn, its middle erased, the erasure undone (the middle redrawn as a piece of
+    /// its own), then the drawing undone: the line goes with its piece, and the canvas is
+    /// empty. Redo brings back the line and its piece, then erases the middle again; undo
+    /// redraws it and takes everything away again.
+    @Test func undoingADrawingTakesAwayThePiecesAnUndoneErasureRedrew() {
+        var replica = Replica(author: "me")
+        let line = (0...10).map { Point(x: Double($0) * 10, y: 0) }
+        Self.perform(.draw(points: line, weight: 2, colour: .black, recognize: false), on: &replica)
+        Self.perform(.erase(points: [Point(x: 50, y: 0)], radius: 12), on: &replica)
+        let erased = Self.visibleStrokes(replica)
+        Self.perform(.undo, on: &replica)
+        let whole = Self.visiblePoints(replica)
+        #expect(whole.keys.sorted { $0.rawValue < $1.rawValue } == [StrokeID("me_1"), StrokeID("me_1-p1")])
+        let undone = Self.perform(.undo, on: &replica)
+        #expect(undone == [.removeStroke(StrokeID("me_1")), .removeStroke(StrokeID("me_1-p1"))])
+        #expect(Self.visiblePoints(replica).isEmpty, "the redrawn middle went with its line")
+        Self.perform(.redo, on: &replica)
+        #expect(Set(Self.visiblePoints(replica).values.map { $0 }) == Set(whole.values.map { $0 }))
+        #expect(Self.perform(.redo, on: &replica) == [.removeStroke(StrokeID("me_1-p1-r1"))])
+        #expect(Array(Self.visibleStrokes(replica).values) == Array(erased.values), "the middle erased again")
+        #expect(Self.perform(.redo, on: &replica).isEmpty)
+        Self.perform(.undo, on: &replica)
+        #expect(Self.visiblePoints(replica).count == 2, "the middle redrawn again")
+        Self.perform(.undo, on: &replica)
+        #expect(Self.visiblePoints(replica).isEmpty)
+        #expect(Self.perform(.undo, on: &replica).isEmpty, "nothing more to undo")
+    }
+
     @Test func undoWithNothingToUndoDoesNothing() {
         var replica = Replica(author: "me")
         #expect(Self.perform(.undo, on: &replica).isEmpty)
@@ -273,7 +301,7 @@ import Testing
     @Test func undoAndRedoConvergeOnOtherReplicas() {
         var generator = SplitMix64(seed: announcedSeed())
         var mine = Replica(author: "me")
-        var sent: [CanvasCore.Operation] = []
+        var sent = Self.perform(Self.draw(Self.roughRectangle, recognize: true), on: &mine)
         for _ in 0..<40 {
             let roll = Double.random(in: 0..<1, using: &generator)
             let action: LocalAction =
@@ -288,6 +316,53 @@ import Testing
         var theirs = Replica(author: "them")
         for operation in sent.shuffled(using: &generator) { _ = theirs.apply(operation) }
         #expect(theirs.document == mine.document)
+    }
+
+    /// What shows, whatever the strokes are named: each visible stroke's points, whether it
+    /// is a shape, and what of it shows.
+    static func drawing(_ replica: Replica) -> [String] {
+        replica.document.strokes.filter { !$0.visible.intervals.isEmpty }.map { stroke in
+            "\(stroke.points) \(stroke.header?.isShape == true) \(stroke.visible.intervals)"
+        }.sorted()
+    }
+
+    /// Over random histories of drawings (recognised shapes, live strokes among them),
+    /// erasures, undos and redos: an undo followed by a redo leaves the drawing as it was,
+    /// and so does a redo followed by an undo; undoing everything leaves the canvas empty.
+    @Test func undoAndRedoAreInversesOverRandomHistories() {
+        var generator = SplitMix64(seed: announcedSeed())
+        for _ in 0..<20 {
+            var replica = Replica(author: "me")
+            func random(_ range: ClosedRange<Double>) -> Double { Double.random(in: range, using: &generator) }
+            for _ in 0..<50 {
+                let roll = random(0...1)
+                let offset = Point(x: random(0...100), y: random(0...100))
+                let action: LocalAction =
+                    roll < 0.15 ? Self.draw(Self.roughRectangle.map { $0 + offset }, recognize: true)
+                    : roll < 0.35 ? Self.draw((0..<8).map { _ in Point(x: random(0...200), y: random(0...200)) })
+                    : roll < 0.45 ? .begin(points: Self.roughRectangle.map { $0 + offset }, weight: 2, colour: .black)
+                    : roll < 0.65 ? .erase(points: [Point(x: random(0...200), y: random(0...200))], radius: 25)
+                    : roll < 0.85 ? .undo : .redo
+                if case .begin = action {
+                    let id = Self.perform(action, on: &replica)[0].strokeID
+                    Self.perform(.end(stroke: id, recognize: roll < 0.4), on: &replica)
+                    continue
+                }
+                guard action == .undo || action == .redo else {
+                    Self.perform(action, on: &replica)
+                    continue
+                }
+                let (other, before) = (action == .undo ? LocalAction.redo : .undo, Self.drawing(replica))
+                guard !Self.perform(action, on: &replica).isEmpty else { continue }
+                let after = Self.drawing(replica)
+                Self.perform(other, on: &replica)
+                #expect(Self.drawing(replica) == before, "\(action) then \(other)")
+                Self.perform(action, on: &replica)
+                #expect(Self.drawing(replica) == after, "\(action), \(other), \(action)")
+            }
+            while !Self.perform(.undo, on: &replica).isEmpty {}
+            #expect(Self.drawing(replica).count == 0, "strokes still showing with everything undone")
+        }
     }
 
     /// What a session persists goes to the store as novel operations with their offsets,
