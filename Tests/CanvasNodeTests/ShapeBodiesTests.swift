@@ -119,6 +119,33 @@ import Testing
         #expect(try MessageDecoder.decode(relayed[0].bytes).operations == [Self.add("a_1"), Self.append("a_1")])
     }
 
+    /// A recognised shape drawn, undone (the stroke as drawn comes back) and redone (the
+    /// shape again, under a new name): where the app reads, each shape goes out as one MEGA,
+    /// and the stroke brought back as an ADD and an APPEND, as any hand-drawn stroke.
+    @Test func aShapeUndoneAndRedoneReachesTheAppWhole() throws {
+        var session = Self.gateway()
+        func types(_ actions: [SessionAction]) -> [String] {
+            RoomSessionTests.operationSends(actions).filter { $0.via == Self.xmpp }
+                .map { SimulatedNetwork.type(of: $0.bytes) }
+        }
+        let rectangle = [
+            Point(x: 0, y: 0), Point(x: 100, y: 2), Point(x: 200, y: 0), Point(x: 201, y: 60), Point(x: 200, y: 120),
+            Point(x: 100, y: 121), Point(x: 0, y: 120), Point(x: 1, y: 60), Point(x: 0, y: 2),
+        ]
+        let drawn = session.handle(
+            .action(.draw(points: rectangle, weight: 2, colour: .black, recognize: true)), at: .seconds(1))
+        #expect(types(drawn) == ["ADD", "APPEND", "DELETE", "MEGA"])
+        #expect(types(session.handle(.action(.undo), at: .seconds(2))) == ["REMOVE_STROKE", "ADD", "APPEND"])
+        #expect(types(session.handle(.action(.undo), at: .seconds(3))) == ["REMOVE_STROKE"])
+        #expect(types(session.handle(.action(.redo), at: .seconds(4))) == ["ADD", "APPEND"])
+        let redone = session.handle(.action(.redo), at: .seconds(5))
+        #expect(types(redone) == ["REMOVE_STROKE", "MEGA"])
+        let mega = try #require(RoomSessionTests.operationSends(redone).last)
+        let operations = try MessageDecoder.decode(mega.bytes).operations
+        #expect(operations.first?.strokeID == StrokeID("gw_2-r1"), "the shape again: \(operations)")
+        #expect(session.replica.document[StrokeID("gw_2-r1")]?.header?.isShape == true)
+    }
+
     /// A LAN member's shape whose APPEND arrives before its ADD (the app drops an APPEND for
     /// a stroke it does not know): the ADD goes out with the points already held, as one MEGA.
     @Test func aShapeWhoseAppendCameFirstGoesOutWholeWithItsAdd() throws {
