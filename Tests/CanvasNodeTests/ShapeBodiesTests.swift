@@ -128,12 +128,7 @@ import Testing
             RoomSessionTests.operationSends(actions).filter { $0.via == Self.xmpp }
                 .map { SimulatedNetwork.type(of: $0.bytes) }
         }
-        let rectangle = [
-            Point(x: 0, y: 0), Point(x: 100, y: 2), Point(x: 200, y: 0), Point(x: 201, y: 60), Point(x: 200, y: 120),
-            Point(x: 100, y: 121), Point(x: 0, y: 120), Point(x: 1, y: 60), Point(x: 0, y: 2),
-        ]
-        let drawn = session.handle(
-            .action(.draw(points: rectangle, weight: 2, colour: .black, recognize: true)), at: .seconds(1))
+        let drawn = session.handle(.action(ReplicaTests.draw(ReplicaTests.roughRectangle, recognize: true)), at: .seconds(1))
         #expect(types(drawn) == ["ADD", "APPEND", "DELETE", "MEGA"])
         #expect(types(session.handle(.action(.undo), at: .seconds(2))) == ["REMOVE_STROKE", "ADD", "APPEND"])
         #expect(types(session.handle(.action(.undo), at: .seconds(3))) == ["REMOVE_STROKE"])
