@@ -12,11 +12,16 @@ struct ActionCommandTests {
 
         """
 
+    /// The wire operations `canvas replay --ops` prints for `actions`, a line each; expects
+    /// it to succeed.
+    static func operations(replaying actions: String) throws -> [String] {
+        let outcome = try CanvasCommand.run(["replay", "--ops", try CanvasCommand.temporaryFile(actions)])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        return outcome.standardOutput.split(separator: "\n").map(String.init)
+    }
+
     @Test func actionsBecomeWireOperations() throws {
-        let file = try CanvasCommand.temporaryFile(input)
-        let outcome = try CanvasCommand.run(["replay", "--ops", file])
-        #expect(outcome.status == 0)
-        let lines = outcome.standardOutput.split(separator: "\n").map(String.init)
+        let lines = try Self.operations(replaying: input)
         // The recognised line: the hand-drawn stroke, its erasure, the perfect shape, which
         // takes the next number (docs/actions.md).
         #expect(lines[0] == #"{"type":"ADD","identifier":"local_1","weight":3,"colour":[20,40,220],"start":[10,10]}"#)
@@ -48,17 +53,14 @@ struct ActionCommandTests {
     /// Undo and redo in `canvas replay`: undo erases the last stroke drawn, redo brings it
     /// back under a name derived from it.
     @Test func undoAndRedoBecomeWireOperations() throws {
-        let file = try CanvasCommand.temporaryFile(
-            """
-            {"action":"draw","points":[[0,100],[30,130],[60,100]],"weight":2,"colour":[200,0,0]}
-            {"action":"undo"}
-            {"action":"redo"}
-            {"action":"redo"}
+        let lines = try Self.operations(
+            replaying: """
+                {"action":"draw","points":[[0,100],[30,130],[60,100]],"weight":2,"colour":[200,0,0]}
+                {"action":"undo"}
+                {"action":"redo"}
+                {"action":"redo"}
 
-            """)
-        let outcome = try CanvasCommand.run(["replay", "--ops", file])
-        #expect(outcome.status == 0)
-        let lines = outcome.standardOutput.split(separator: "\n").map(String.init)
+                """)
         #expect(lines.count == 5, "\(lines)")
         #expect(lines[2] == #"{"type":"REMOVE_STROKE","identifier":"local_1"}"#)
         #expect(lines[3] == #"{"type":"ADD","identifier":"local_1-r1","weight":2,"colour":[200,0,0],"start":[0,100]}"#)
@@ -68,16 +70,14 @@ struct ActionCommandTests {
     /// Undo after a recognised shape in `canvas replay`: the shape is removed and the stroke
     /// comes back as drawn; the next undo removes that stroke.
     @Test func undoingARecognisedShapeSendsTheStrokeAsDrawnAgain() throws {
-        let file = try CanvasCommand.temporaryFile(
-            """
-            {"action":"draw","points":[[0,0],[100,2],[200,0],[201,60],[200,120],[100,121],[0,120],[1,60],[0,2]],            "weight":2,"colour":[0,0,0],"recognize":true}
-            {"action":"undo"}
-            {"action":"undo"}
+        let rectangle = "[[0,0],[100,2],[200,0],[201,60],[200,120],[100,121],[0,120],[1,60],[0,2]]"
+        let lines = try Self.operations(
+            replaying: """
+                {"action":"draw","points":\(rectangle),"weight":2,"colour":[0,0,0],"recognize":true}
+                {"action":"undo"}
+                {"action":"undo"}
 
-            """)
-        let outcome = try CanvasCommand.run(["replay", "--ops", file])
-        #expect(outcome.status == 0)
-        let lines = outcome.standardOutput.split(separator: "\n").map(String.init)
+                """)
         #expect(lines.count == 9, "\(lines)")
         #expect(lines[3].hasPrefix(#"{"type":"ADD","identifier":"local_2","#) && lines[3].contains(#""is_shape":true"#))
         #expect(lines[5] == #"{"type":"REMOVE_STROKE","identifier":"local_2"}"#)

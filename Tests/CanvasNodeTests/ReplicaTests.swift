@@ -78,7 +78,8 @@ import Testing
         #expect(live.document.digest.rootHex == drawn.document.digest.rootHex, "the same room as a finished draw")
         #expect(perform(.extend(stroke: id, points: [line[0]]), on: &live).isEmpty, "an ended stroke no longer grows")
         // Undo takes the shape back and brings the stroke back as drawn; undo again, the stroke.
-        #expect(perform(.undo, on: &live).map(\.strokeID) == [StrokeID("me_2"), StrokeID("me_1-r1"), StrokeID("me_1-r1")])
+        let undone = perform(.undo, on: &live).map(\.strokeID)
+        #expect(undone == [StrokeID("me_2"), StrokeID("me_1-r1"), StrokeID("me_1-r1")])
         #expect(live.document[StrokeID("me_1-r1")]?.points == line)
         #expect(perform(.undo, on: &live) == [.removeStroke(StrokeID("me_1-r1"))])
         // Without recognition, pen up sends nothing more, and undo removes the stroke.
@@ -143,13 +144,16 @@ import Testing
         return operations
     }
 
-    static func visibleStrokes(_ replica: Replica) -> [StrokeID: IntervalSet] {
-        var visible: [StrokeID: IntervalSet] = [:]
+    /// `value` of each stroke that shows, by name.
+    static func visible<Value>(_ replica: Replica, _ value: (Stroke) -> Value) -> [StrokeID: Value] {
+        var visible: [StrokeID: Value] = [:]
         for stroke in replica.document.strokes where !stroke.visible.intervals.isEmpty {
-            visible[stroke.id] = stroke.visible
+            visible[stroke.id] = value(stroke)
         }
         return visible
     }
+
+    static func visibleStrokes(_ replica: Replica) -> [StrokeID: IntervalSet] { visible(replica, \.visible) }
 
     /// Undo erases the stroke drawn last; redo brings it back as a new stroke named after
     /// it, with the same points; undo and redo again go on alternating.
@@ -202,11 +206,7 @@ import Testing
     ]
 
     /// The strokes that show, with the points of each.
-    static func visiblePoints(_ replica: Replica) -> [StrokeID: [Point]] {
-        var visible: [StrokeID: [Point]] = [:]
-        for stroke in replica.document.strokes where !stroke.visible.intervals.isEmpty { visible[stroke.id] = stroke.points }
-        return visible
-    }
+    static func visiblePoints(_ replica: Replica) -> [StrokeID: [Point]] { visible(replica, \.points) }
 
     /// A recognised shape is undone in two steps: the first brings the stroke back as drawn
     /// (a false recognition costs one undo, not the drawing), the second takes it away;
@@ -305,7 +305,7 @@ import Testing
         for _ in 0..<40 {
             let roll = Double.random(in: 0..<1, using: &generator)
             let action: LocalAction =
-                roll < 0.1 ? Self.draw(Self.roughRectangle.map { Point(x: $0.x + roll * 500, y: $0.y) }, recognize: true)
+                roll < 0.1 ? Self.draw(Self.roughRectangle.map { $0 + Point(x: roll * 500, y: 0) }, recognize: true)
                 : roll < 0.35 ? .draw(points: (0..<6).map { _ in Point(x: Double.random(in: 0...200, using: &generator), y: Double.random(in: 0...200, using: &generator)) }, weight: 2, colour: .black, recognize: false)
                 : roll < 0.55 ? .erase(points: [Point(x: Double.random(in: 0...200, using: &generator), y: Double.random(in: 0...200, using: &generator))], radius: 20)
                 : roll < 0.8 ? .undo : .redo
@@ -321,9 +321,7 @@ import Testing
     /// What shows, whatever the strokes are named: each visible stroke's points, whether it
     /// is a shape, and what of it shows.
     static func drawing(_ replica: Replica) -> [String] {
-        replica.document.strokes.filter { !$0.visible.intervals.isEmpty }.map { stroke in
-            "\(stroke.points) \(stroke.header?.isShape == true) \(stroke.visible.intervals)"
-        }.sorted()
+        visible(replica) { "\($0.points) \($0.header?.isShape == true) \($0.visible.intervals)" }.values.sorted()
     }
 
     /// Over random histories of drawings (recognised shapes, live strokes among them),

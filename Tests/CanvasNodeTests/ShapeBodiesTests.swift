@@ -128,7 +128,8 @@ import Testing
             RoomSessionTests.operationSends(actions).filter { $0.via == Self.xmpp }
                 .map { SimulatedNetwork.type(of: $0.bytes) }
         }
-        let drawn = session.handle(.action(ReplicaTests.draw(ReplicaTests.roughRectangle, recognize: true)), at: .seconds(1))
+        let draw = ReplicaTests.draw(ReplicaTests.roughRectangle, recognize: true)
+        let drawn = session.handle(.action(draw), at: .seconds(1))
         #expect(types(drawn) == ["ADD", "APPEND", "DELETE", "MEGA"])
         #expect(types(session.handle(.action(.undo), at: .seconds(2))) == ["REMOVE_STROKE", "ADD", "APPEND"])
         #expect(types(session.handle(.action(.undo), at: .seconds(3))) == ["REMOVE_STROKE"])
