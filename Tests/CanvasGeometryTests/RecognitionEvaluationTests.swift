@@ -100,6 +100,12 @@ struct RecognitionEvaluationTests {
     /// changes since are held to them.)
     static let sealedSubjects: Set<String> = ["$1 11", "$1 10", "MMG 68", "MMG 66"]
 
+    /// Whether no tolerance may be chosen by looking at `subject`'s strokes: a sealed subject
+    /// of the development sets, or a person of a sealed collection of strangers.
+    static func isSealed(_ subject: String) -> Bool {
+        sealedSubjects.contains(subject) || sealedStrangerCollections.contains { subject.hasPrefix($0 + " ") }
+    }
+
     /// The least share of each class, in the worst subject, recognised as it (the
     /// targets of issue 14; `none` is the share of non-shapes left alone).
     static let worstSubjectTargets: [ShapeKind: Double] = [
@@ -483,8 +489,8 @@ struct RecognitionEvaluationTests {
             byKind.mapValues { bySubject in
                 let shares = bySubject.mapValues { Double($0.right) / Double($0.all) }
                 let worst = shares.min { ($0.value, $0.key) < ($1.value, $1.key) }!
-                let sealed = shares.filter { sealedSubjects.contains($0.key) }.min { ($0.value, $0.key) < ($1.value, $1.key) }
-                let development = shares.filter { !sealedSubjects.contains($0.key) }.min {
+                let sealed = shares.filter { isSealed($0.key) }.min { ($0.value, $0.key) < ($1.value, $1.key) }
+                let development = shares.filter { !isSealed($0.key) }.min {
                     ($0.value, $0.key) < ($1.value, $1.key)
                 }
                 let right = bySubject.values.reduce(0) { $0 + $1.right }
@@ -633,6 +639,8 @@ struct RecognitionEvaluationTests {
         var label: String
         var sample: String
         var strokes: [[[Double]]]
+        /// Who drew it, in sets that say (nil: one person, or one a sample).
+        var subject: String? = nil
     }
 
     @Test(.enabled(if: isDrawnShapesPresent, "CANVAS_DRAWN_SHAPES does not name the converted Drawn Shapes Dataset"))
@@ -672,16 +680,97 @@ struct RecognitionEvaluationTests {
             falseRecognitionLimit: Self.quickDrawFalseRecognitionLimit)
     }
 
+    /// scripts/convert-gesture-logs: the $1 gestures drawn by 26 people who are in no other
+    /// set (the original archive's pilot subject, and four students' collections of the $1
+    /// set from GitHub, docs/recognition.md), read when CANVAS_STRANGERS names the file.
+    static let strangersFile = ProcessInfo.processInfo.environment["CANVAS_STRANGERS"]
+    static let isStrangersPresent = strangersFile.map { FileManager.default.fileExists(atPath: $0) } ?? false
+
+    /// The strangers' collections whose strokes may never be looked at (in `figures`, their
+    /// subjects count as sealed), chosen before the set was first measured and not by any
+    /// figure: 14 of the 26 people. The other two collections (12 people) may be looked at.
+    static let sealedStrangerCollections = ["$1 pilot", "klarubbio", "nikhithasudati"]
+
+    /// The $1 gestures as the recogniser should take them (every other gesture left alone).
+    /// Floors: the shares first measured (2026-11-27, tenth session), by the recogniser as
+    /// it was before the set was found, with the app's jumps left out (docs/recognition.md).
+    static let strangers: [HeldOutClass] =
+        [
+            ("circle", [.ellipse], nil, 0.96), ("rectangle", [.rectangle], nil, 0.95),
+            ("triangle", [.triangle], nil, 0.96), ("arrow", [.arrow], nil, 0.96),
+        ]
+        + [
+            ("caret", 1), ("check", 0.96), ("delete_mark", 0.99), ("left_curly_brace", 0.99), ("left_sq_bracket", 0.99),
+            ("pigtail", 0.99), ("question_mark", 1), ("right_curly_brace", 0.99), ("right_sq_bracket", 0.99),
+            ("star", 0.99), ("v", 1), ("x", 0.99), ("zig_zag", 1),
+        ].map { ($0, [.none], nil, $1) }
+
+    /// The strangers' false recognitions as first measured, 24 of 4,281 (0.56 %: nine checks
+    /// and three brackets taken for lines, the rest one or two each). A change may lower it
+    /// and must not raise it.
+    static let strangersFalseRecognitionLimit = 24.0 / 4281
+
+    /// The worst stranger's share per class as first measured: a floor, as
+    /// `worstSubjectFloors` is for the development sets.
+    static let strangersWorstSubjectFloors: [ShapeKind: Double] = [
+        .arrow: 0.8, .ellipse: 0.7, .rectangle: 0.3, .triangle: 0.75, .none: 0.95,
+    ]
+
+    @Test(.enabled(if: isStrangersPresent, "CANVAS_STRANGERS does not name the converted collections"))
+    func recognitionOnStrangersDrawingTheDollarGestures() throws {
+        let recognised = try Self.recognizeHeldOut(
+            Self.strangersFile!, classes: Self.strangers, title: "Strangers drawing the $1 gestures",
+            falseRecognitionLimit: Self.strangersFalseRecognitionLimit)
+        let expected = Dictionary(uniqueKeysWithValues: Self.strangers.map { ($0.label, $0.expected.first!) })
+        let outcomes = recognised.map { sample, kind in
+            Outcome(
+                variant: "as drawn", label: sample.label, speed: "", subject: sample.subject ?? "",
+                expected: expected[sample.label] ?? .none, recognised: kind)
+        }
+        let byKind = Self.figures(outcomes)["as drawn"] ?? [:]
+        // A person's share, with how many samples of the class they drew.
+        func share(_ subject: (subject: String, share: Double)?, _ kind: ShapeKind) -> String {
+            subject.map { worst in
+                let drawn = outcomes.count { $0.subject == worst.subject && $0.expected == kind }
+                return String(format: "%.1f%% (%@, %d)", 100 * worst.share, worst.subject, drawn)
+            } ?? "–"
+        }
+        var lines = [
+            "| class | samples | overall | mean of people | worst | worst sealed | worst of those looked at "
+                + "| target (worst) |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for (kind, figure) in byKind.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            let target = Self.worstSubjectTargets[kind] ?? 0.99
+            lines.append(
+                String(
+                    format: "| %@ | %d | %.1f%% | %.1f%% | %@ | %@ | %@ | %.0f%% |",
+                    kind == .none ? "non-shapes (left alone)" : kind.rawValue, figure.samples, 100 * figure.overall,
+                    100 * figure.mean, share(figure.worst, kind), share(figure.worstSealed, kind),
+                    share(figure.worstDevelopment, kind),
+                    100 * target))
+            if let floor = Self.strangersWorstSubjectFloors[kind] {
+                #expect(figure.worst.share >= floor, "\(kind.rawValue): worst person \(figure.worst), floor \(floor)")
+            }
+        }
+        print("Strangers drawing the $1 gestures, by person (\(Set(outcomes.map(\.subject)).count) people)")
+        print(lines.joined(separator: "\n"))
+        #expect(Set(outcomes.map(\.subject)).count >= 20, "too few people in \(Self.strangersFile!)")
+    }
+
     /// Recognises a held-out set's samples drawn in one stroke (the few drawn in several are
     /// left out: no stroke of them is the shape on its own), prints the table of what each
     /// label was recognised as and the false recognitions, and expects every label at its
-    /// floor and false recognitions within the limit.
+    /// floor and false recognitions within the limit. Returns each single-stroke sample with
+    /// what it was recognised as.
+    @discardableResult
     static func recognizeHeldOut(
         _ file: String, classes: [HeldOutClass], title: String, falseRecognitionLimit: Double = falseRecognitionLimit
-    ) throws {
+    ) throws -> [(sample: DrawnShape, recognised: ShapeKind)] {
         let samples = try records(DrawnShape.self, inJSONLines: file)
         var counts: [String: [ShapeKind: Int]] = [:]
         var falseRecognitions: [String] = []
+        var recognised: [(sample: DrawnShape, recognised: ShapeKind)] = []
         var leftOut = 0
         let expected = Dictionary(uniqueKeysWithValues: classes.map { ($0.label, $0.expected) })
         for sample in samples {
@@ -690,9 +779,11 @@ struct RecognitionEvaluationTests {
                 continue
             }
             let kind = ShapeRecognizer.recognize(points(sample.strokes[0])).kind
+            recognised.append((sample, kind))
             counts[sample.label, default: [:]][kind, default: 0] += 1
             if kind != .none && expected[sample.label]?.contains(kind) != true {
-                falseRecognitions.append("\(sample.label) \(sample.sample) as \(kind.rawValue)")
+                let subject = sample.subject.map { "\($0) " } ?? ""
+                falseRecognitions.append("\(sample.label) \(subject)\(sample.sample) as \(kind.rawValue)")
             }
         }
         let kinds = ShapeKind.allCases
@@ -724,6 +815,7 @@ struct RecognitionEvaluationTests {
         for description in falseRecognitions { print("- \(description)") }
         let falseRate = Double(falseRecognitions.count) / Double(max(1, total))
         #expect(falseRate <= falseRecognitionLimit, "false recognitions: \(falseRate)")
+        return recognised
     }
 
     /// One gesture of a data set (JSON Lines; other fields ignored).
