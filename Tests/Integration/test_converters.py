@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""scripts/convert-gesture-logs on collections written here: what it keeps, how it spells
+labels, what it leaves out (clicks, copies, the development logs' gestures, an app's
+jumps where told) and how it refuses a broken file. The held-out evaluation
+(docs/recognition.md, "A fourth held-out set") is only as honest as this conversion."""
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
+CONVERTER = ROOT / "scripts" / "convert-gesture-logs"
+DEVELOPMENT_LOGS = ROOT.parent / "shared" / "data" / "dollar1-unistroke" / "dollar1.jsonl"
+
+
+def gesture_xml(name, points, closing="</Gesture>"):
+    body = "".join(f'  <Point X="{x}" Y="{y}" T="{k}" />\n' for k, (x, y) in enumerate(points))
+    return f'<?xml version="1.0" encoding="utf-8"?>\n<Gesture Name="{name}" Subject="1">\n{body}{closing}\n'
+
+
+def square(origin, side=100, step=1):
+    """A square drawn a pixel (`step`) at a time from `origin`, clockwise."""
+    x0, y0 = origin
+    edges = [(1, 0), (0, 1), (-1, 0), (0, -1)]
+    points, (x, y) = [(x0, y0)], (x0, y0)
+    for dx, dy in edges:
+        for _ in range(side // step):
+            x, y = x + dx * step, y + dy * step
+            points.append((x, y))
+    return points
+
+
+class ConvertGestureLogs(unittest.TestCase):
+    def setUp(self):
+        self.directory = tempfile.TemporaryDirectory()
+        self.root = pathlib.Path(self.directory.name)
+
+    def tearDown(self):
+        self.directory.cleanup()
+
+    def write(self, path, text):
+        file = self.root / path
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text(text)
+
+    def convert(self, *arguments):
+        out = self.root / "out.jsonl"
+        run = subprocess.run([sys.executable, str(CONVERTER), str(out), *arguments], capture_output=True, text=True)
+        records = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+        return run, records
+
+    def test_keeps_gestures_with_their_person_and_label_and_leaves_out_clicks_and_copies(self):
+        drawn = square((10, 10), step=5)
+        self.write("a/s01/medium/rectangle01.xml", gesture_xml("rectangle01", drawn))
+        self.write("a/s01/medium/rectangle02.xml", gesture_xml("rectangle02", drawn))  # a copy
+        self.write("a/s01/medium/zig-zag03.xml", gesture_xml("zig-zag03", [(0, 0), (10, 10), (20, 0)]))
+        self.write("a/s02/left square bracket1.xml", gesture_xml("left square bracket1", [(5, 5), (0, 5), (0, 50)]))
+        self.write("a/s02/pig tail1.xml", gesture_xml("pig tail1", [(1, 1), (2, 2), (4, 1)]))
+        self.write("a/s02/delete4.xml", gesture_xml("delete4", [(3, 3), (9, 9), (3, 9)]))
+        self.write("a/s02/check1.xml", gesture_xml("check1", [(7, 7), (7, 7)]))  # a click
+        self.write("a/s02/x1.xml", gesture_xml("x1", [(0, 0), (9, 9), (9, 0), (0, 9)], closing="</Project_1>"))
+        run, records = self.convert("one=" + str(self.root / "a"))
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertIn("6 written, 1 clicks", run.stderr)
+        self.assertIn("1 repeated", run.stderr)
+        self.assertEqual(
+            [(r["subject"], r["label"]) for r in records],
+            [("one s01", "rectangle"), ("one s01", "zig_zag"), ("one s02", "delete_mark"),
+             ("one s02", "left_sq_bracket"), ("one s02", "pigtail"), ("one s02", "x")])
+        self.assertEqual(records[0]["strokes"], [[[float(x), float(y)] for x, y in drawn]])
+        self.assertEqual(records[0]["sample"], "s01/medium/rectangle01.xml")
+
+    def test_leaves_out_an_apps_jump_only_where_told(self):
+        # The app started the gesture where the pointer was, far off, and filled the jump
+        # with points at fractions of a pixel; the square itself moves a pixel at a time.
+        drawn = square((300, 300))
+        start = (500.0, 20.0)
+        filled = [(start[0] + (300 - start[0]) * k / 25 + 0.37, start[1] + (300 - start[1]) * k / 25 + 0.21)
+                  for k in range(1, 25)]
+        self.write("b/1/1rectangle1.xml", gesture_xml("rectangle1", [start] + filled + drawn))
+        # A hand moving fast: sparse over several steps, never ten times its neighbours.
+        fast = [(0, 0), (40, 0), (90, 0), (140, 0), (150, 10), (150, 60), (150, 110)]
+        self.write("b/1/1check1.xml", gesture_xml("check1", fast))
+        run, records = self.convert("two=" + str(self.root / "b"))
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual([r["label"] for r in records], ["check", "rectangle"])
+        run, records = self.convert("--app-jumps", "two", "two=" + str(self.root / "b"))
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual([r["label"] for r in records], ["check"])
+        self.assertIn("1 with the app's jump", run.stderr)
+
+    @unittest.skipUnless(DEVELOPMENT_LOGS.is_file(), "../shared/data is not beside the repository")
+    def test_leaves_out_the_development_logs_gestures(self):
+        first = json.loads(DEVELOPMENT_LOGS.read_text().splitlines()[0])
+        self.write("c/s02/fast/x.xml", gesture_xml(first["label"] + "01", first["points"]))
+        self.write("c/s02/fast/y.xml", gesture_xml("circle01", square((0, 0), side=40, step=4)))
+        run, records = self.convert("three=" + str(self.root / "c"))
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertIn("1 in ../shared/data", run.stderr)
+        self.assertEqual([r["label"] for r in records], ["circle"])
+
+    def test_refuses_a_broken_file_naming_it_and_bad_arguments(self):
+        self.write("d/s01/arrow01.xml", '<Gesture Name="arrow01">\n<Point X="1" />\n</Gesture>\n')
+        run, _ = self.convert("four=" + str(self.root / "d"))
+        self.assertEqual(run.returncode, 1)
+        self.assertIn("arrow01.xml: point 1 has no X or no Y", run.stderr)
+        self.write("e/s01/arrow01.xml", "<Gesture>\n</Gesture>\n")
+        run, _ = self.convert("five=" + str(self.root / "e"))
+        self.assertEqual(run.returncode, 1)
+        self.assertIn("no <Gesture Name=...> tag", run.stderr)
+        run, _ = self.convert("six=" + str(self.root / "missing"))
+        self.assertEqual(run.returncode, 1)
+        self.assertIn("is not a folder", run.stderr)
+        run, _ = self.convert("--app-jumps", "seven", "six=" + str(self.root / "d"))
+        self.assertEqual(run.returncode, 2)
+        self.assertIn("--app-jumps names no collection given: seven", run.stderr)
+        run, _ = self.convert(str(self.root / "d"))
+        self.assertEqual(run.returncode, 2)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
