@@ -721,62 +721,67 @@ struct RecognitionEvaluationTests {
             falseRecognitionLimit: Self.quickDrawFalseRecognitionLimit)
     }
 
-    /// scripts/convert-gesture-logs: the $1 gestures drawn by 26 people who are in no other
-    /// set (the original archive's pilot subject, and four students' collections of the $1
-    /// set from GitHub, docs/recognition.md), read when CANVAS_STRANGERS names the file.
+    /// scripts/convert-gesture-logs: the $1 gestures drawn by 86 people who are in no other
+    /// set (the original archive's pilot subject, and fourteen students' collections of the
+    /// $1 set from GitHub, docs/recognition.md), read when CANVAS_STRANGERS names the file.
     static let strangersFile = ProcessInfo.processInfo.environment["CANVAS_STRANGERS"]
     static let isStrangersPresent = strangersFile.map { FileManager.default.fileExists(atPath: $0) } ?? false
 
     /// The strangers' collections whose strokes may never be looked at (in `figures`, their
-    /// subjects count as sealed), chosen before the set was first measured and not by any
-    /// figure: 14 of the 26 people. The other two collections (12 people) may be looked at.
-    static let sealedStrangerCollections = ["$1 pilot", "klarubbio", "nikhithasudati"]
+    /// subjects count as sealed), chosen before each batch was first measured and not by
+    /// any figure: of the first five collections (26 people), the pilot, klarubbio and
+    /// nikhithasudati (14 people); of the ten found after (60 people), the first five
+    /// owners in alphabetical order (30 people). The others (42 people) may be looked at.
+    static let sealedStrangerCollections = [
+        "$1 pilot", "klarubbio", "nikhithasudati", "hat359", "jd4386", "jorsab121", "k-finken", "Namita-Namita",
+    ]
 
     /// The $1 gestures as the recogniser should take them (every other gesture left alone).
-    /// Floors: the shares first measured (2026-11-27, tenth session), by the recogniser as
-    /// it was before the set was found, with the app's jumps left out (docs/recognition.md).
+    /// Floors: the shares first measured (2026-11-27, tenth session, 86 people), by the
+    /// recogniser as it was before the set was found, with the apps' jumps left out
+    /// (docs/recognition.md).
     static let strangers: [HeldOutClass] =
         [
-            ("circle", [.ellipse], nil, 0.96), ("rectangle", [.rectangle], nil, 0.95),
-            ("triangle", [.triangle], nil, 0.96), ("arrow", [.arrow], nil, 0.96),
+            ("circle", [.ellipse], nil, 0.97), ("rectangle", [.rectangle], nil, 0.98),
+            ("triangle", [.triangle], nil, 0.96), ("arrow", [.arrow], nil, 0.95),
         ]
         + [
-            ("caret", 1), ("check", 0.96), ("delete_mark", 0.99), ("left_curly_brace", 0.99), ("left_sq_bracket", 0.99),
-            ("pigtail", 0.99), ("question_mark", 1), ("right_curly_brace", 0.99), ("right_sq_bracket", 0.99),
-            ("star", 0.99), ("v", 1), ("x", 0.99), ("zig_zag", 1),
+            ("caret", 0.99), ("check", 0.98), ("delete_mark", 0.99), ("left_curly_brace", 0.98),
+            ("left_sq_bracket", 0.99), ("pigtail", 0.99), ("question_mark", 1), ("right_curly_brace", 0.99),
+            ("right_sq_bracket", 0.99), ("star", 0.99), ("v", 1), ("x", 0.99), ("zig_zag", 1),
         ].map { ($0, [.none], nil, $1) }
 
-    /// The strangers' false recognitions as first measured, 24 of 4,281 (0.56 %: nine checks
-    /// and three brackets taken for lines, the rest one or two each). A change may lower it
-    /// and must not raise it.
-    static let strangersFalseRecognitionLimit = 24.0 / 4281
+    /// The strangers' false recognitions as first measured, 64 of 13,761 (0.47 %: checks and
+    /// brackets taken for lines and braces for arrows the most). A change may lower it and
+    /// must not raise it.
+    static let strangersFalseRecognitionLimit = 64.0 / 13761
 
     /// The worst stranger's share per class as drawn, as first measured: a floor, as
     /// `worstSubjectFloors` is for the development sets.
     static let strangersWorstSubjectFloors: [ShapeKind: Double] = [
-        .arrow: 0.8, .ellipse: 0.7, .rectangle: 0.3, .triangle: 0.75, .none: 0.95,
+        .arrow: 0.2, .ellipse: 0.7, .rectangle: 0.3, .triangle: 0.6, .none: 0.95,
     ]
 
     /// The strangers' share per class of each way the development subjects' gestures are
     /// changed (`changed`), overall, as first measured (2026-11-27, tenth session): floors.
     static let strangersFloors: [String: [ShapeKind: Double]] = [
-        "ellipses 1.5:1 to 6:1, any rotation": [.ellipse: 0.91],
-        stretchedRectangles: [.rectangle: 0.97, .parallelogram: 0.42],
-        "rectangles with sides lengthened 1.5 to 4 times, any rotation": [.rectangle: 0.98],
-        "squares and diamonds (rotated rectangles)": [.rectangle: 0.96],
+        "ellipses 1.5:1 to 6:1, any rotation": [.ellipse: 0.93],
+        stretchedRectangles: [.rectangle: 0.98, .parallelogram: 0.56],
+        "rectangles with sides lengthened 1.5 to 4 times, any rotation": [.rectangle: 0.99],
+        "squares and diamonds (rotated rectangles)": [.rectangle: 0.98],
         "triangles up to 2:1, any rotation": [.triangle: 0.96],
-        "corners rounded off over 1-3 % of the stroke": [.rectangle: 0.95, .triangle: 0.96],
-        "sampled 3 and 6 times less often": [.arrow: 0.96, .ellipse: 0.95, .rectangle: 0.95, .triangle: 0.96],
-        "sheared by 10° and 20°": [.ellipse: 0.94, .rectangle: 0.96, .triangle: 0.96],
-        "left open by a further 5 % of the stroke": [.ellipse: 0.96, .rectangle: 0.97, .triangle: 0.96],
-        "run on past the start by 5-15 % of the stroke": [.rectangle: 0.96, .triangle: 0.96],
-        polygonsFromCircles: [.none: 0.46],
+        "corners rounded off over 1-3 % of the stroke": [.rectangle: 0.96, .triangle: 0.95],
+        "sampled 3 and 6 times less often": [.arrow: 0.95, .ellipse: 0.97, .rectangle: 0.98, .triangle: 0.96],
+        "sheared by 10° and 20°": [.ellipse: 0.97, .rectangle: 0.98, .triangle: 0.96],
+        "left open by a further 5 % of the stroke": [.ellipse: 0.97, .rectangle: 0.98, .triangle: 0.95],
+        "run on past the start by 5-15 % of the stroke": [.rectangle: 0.97, .triangle: 0.96],
+        polygonsFromCircles: [.none: 0.56],
         "non-shapes turned, stretched up to 1.5:1": [.none: 0.99],
     ]
 
     /// False recognitions over the strangers' gestures as drawn and changed, but the
-    /// generated polygons, as first measured: 132 of 20,295 (0.65 %).
-    static let strangersChangedFalseRecognitionLimit = 132.0 / 20295
+    /// generated polygons, as first measured: 332 of 65,456 (0.51 %).
+    static let strangersChangedFalseRecognitionLimit = 332.0 / 65456
 
     @Test(.enabled(if: isStrangersPresent, "CANVAS_STRANGERS does not name the converted collections"))
     func recognitionOnStrangersDrawingTheDollarGestures() throws {
@@ -800,7 +805,7 @@ struct RecognitionEvaluationTests {
         print("Strangers drawing the $1 gestures, by person (\(Set(outcomes.map(\.subject)).count) people)")
         print(Self.subjectTable(byVariant, unsealed: "worst person of those looked at"))
         print(falseRecognitions.summary)
-        #expect(Set(outcomes.map(\.subject)).count >= 20, "too few people in \(Self.strangersFile!)")
+        #expect(Set(outcomes.map(\.subject)).count >= 80, "too few people in \(Self.strangersFile!)")
         #expect(falseRecognitions.rate <= Self.strangersChangedFalseRecognitionLimit)
         for (kind, floor) in Self.strangersWorstSubjectFloors {
             let worst = byVariant["as drawn"]?[kind]?.worst ?? (subject: "nobody", share: 0)

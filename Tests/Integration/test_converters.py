@@ -61,14 +61,19 @@ class ConvertGestureLogs(unittest.TestCase):
         self.write("a/s02/delete4.xml", gesture_xml("delete4", [(3, 3), (9, 9), (3, 9)]))
         self.write("a/s02/check1.xml", gesture_xml("check1", [(7, 7), (7, 7)]))  # a click
         self.write("a/s02/x1.xml", gesture_xml("x1", [(0, 0), (9, 9), (9, 0), (0, 9)], closing="</Project_1>"))
+        # Named by the file where the Name holds no letter, or is missing.
+        self.write("a/s03/caret05.xml", gesture_xml("05", [(0, 9), (5, 0), (10, 9)]))
+        self.write("a/s03/v02.xml", '<Gesture Gesture="v2">\n<Point X="0" Y="0"/><Point X="5" Y="9"/>\n</Gesture>\n')
+        self.write("a/s03/.ds_stor0e.xml", "Bud1 binary")  # a hidden file is no gesture
         run, records = self.convert("one=" + str(self.root / "a"))
         self.assertEqual(run.returncode, 0, run.stderr)
-        self.assertIn("6 written, 1 clicks", run.stderr)
+        self.assertIn("8 written, 1 clicks", run.stderr)
         self.assertIn("1 repeated", run.stderr)
         self.assertEqual(
             [(r["subject"], r["label"]) for r in records],
             [("one s01", "rectangle"), ("one s01", "zig_zag"), ("one s02", "delete_mark"),
-             ("one s02", "left_sq_bracket"), ("one s02", "pigtail"), ("one s02", "x")])
+             ("one s02", "left_sq_bracket"), ("one s02", "pigtail"), ("one s02", "x"), ("one s03", "caret"),
+             ("one s03", "v")])
         self.assertEqual(records[0]["strokes"], [[[float(x), float(y)] for x, y in drawn]])
         self.assertEqual(records[0]["sample"], "s01/medium/rectangle01.xml")
 
@@ -106,10 +111,10 @@ class ConvertGestureLogs(unittest.TestCase):
         run, _ = self.convert("four=" + str(self.root / "d"))
         self.assertEqual(run.returncode, 1)
         self.assertIn("arrow01.xml: point 1 has no X or no Y", run.stderr)
-        self.write("e/s01/arrow01.xml", "<Gesture>\n</Gesture>\n")
+        self.write("e/s01/arrow01.xml", '<Stroke Name="arrow01">\n<Point X="1" Y="2" />\n</Stroke>\n')
         run, _ = self.convert("five=" + str(self.root / "e"))
         self.assertEqual(run.returncode, 1)
-        self.assertIn("no <Gesture Name=...> tag", run.stderr)
+        self.assertIn("no <Gesture> tag", run.stderr)
         run, _ = self.convert("six=" + str(self.root / "missing"))
         self.assertEqual(run.returncode, 1)
         self.assertIn("is not a folder", run.stderr)
