@@ -738,12 +738,12 @@ struct RecognitionEvaluationTests {
 
     /// The $1 gestures as the recogniser should take them (every other gesture left alone).
     /// Floors: the shares first measured (2026-11-27, tenth session, 86 people), by the
-    /// recogniser as it was before the set was found, with the apps' jumps left out
-    /// (docs/recognition.md).
+    /// recogniser as it was before the set was found, with the gestures the apps joined left
+    /// out (docs/recognition.md).
     static let strangers: [HeldOutClass] =
         [
-            ("circle", [.ellipse], nil, 0.97), ("rectangle", [.rectangle], nil, 0.98),
-            ("triangle", [.triangle], nil, 0.96), ("arrow", [.arrow], nil, 0.95),
+            ("circle", [.ellipse], nil, 0.98), ("rectangle", [.rectangle], nil, 0.98),
+            ("triangle", [.triangle], nil, 0.97), ("arrow", [.arrow], nil, 0.95),
         ]
         + [
             ("caret", 0.99), ("check", 0.98), ("delete_mark", 0.99), ("left_curly_brace", 0.98),
@@ -751,10 +751,10 @@ struct RecognitionEvaluationTests {
             ("right_sq_bracket", 0.99), ("star", 0.99), ("v", 1), ("x", 0.99), ("zig_zag", 1),
         ].map { ($0, [.none], nil, $1) }
 
-    /// The strangers' false recognitions as first measured, 64 of 13,761 (0.47 %: checks and
+    /// The strangers' false recognitions as first measured, 57 of 13,714 (0.42 %: checks and
     /// brackets taken for lines and braces for arrows the most). A change may lower it and
     /// must not raise it.
-    static let strangersFalseRecognitionLimit = 64.0 / 13761
+    static let strangersFalseRecognitionLimit = 57.0 / 13714
 
     /// The worst stranger's share per class as drawn, as first measured: a floor, as
     /// `worstSubjectFloors` is for the development sets.
@@ -766,22 +766,22 @@ struct RecognitionEvaluationTests {
     /// changed (`changed`), overall, as first measured (2026-11-27, tenth session): floors.
     static let strangersFloors: [String: [ShapeKind: Double]] = [
         "ellipses 1.5:1 to 6:1, any rotation": [.ellipse: 0.93],
-        stretchedRectangles: [.rectangle: 0.98, .parallelogram: 0.56],
+        stretchedRectangles: [.rectangle: 0.98, .parallelogram: 0.53],
         "rectangles with sides lengthened 1.5 to 4 times, any rotation": [.rectangle: 0.99],
         "squares and diamonds (rotated rectangles)": [.rectangle: 0.98],
-        "triangles up to 2:1, any rotation": [.triangle: 0.96],
-        "corners rounded off over 1-3 % of the stroke": [.rectangle: 0.96, .triangle: 0.95],
-        "sampled 3 and 6 times less often": [.arrow: 0.95, .ellipse: 0.97, .rectangle: 0.98, .triangle: 0.96],
-        "sheared by 10° and 20°": [.ellipse: 0.97, .rectangle: 0.98, .triangle: 0.96],
-        "left open by a further 5 % of the stroke": [.ellipse: 0.97, .rectangle: 0.98, .triangle: 0.95],
-        "run on past the start by 5-15 % of the stroke": [.rectangle: 0.97, .triangle: 0.96],
+        "triangles up to 2:1, any rotation": [.triangle: 0.97],
+        "corners rounded off over 1-3 % of the stroke": [.rectangle: 0.97, .triangle: 0.96],
+        "sampled 3 and 6 times less often": [.arrow: 0.95, .ellipse: 0.98, .rectangle: 0.98, .triangle: 0.97],
+        "sheared by 10° and 20°": [.ellipse: 0.97, .rectangle: 0.98, .triangle: 0.97],
+        "left open by a further 5 % of the stroke": [.ellipse: 0.98, .rectangle: 0.99, .triangle: 0.96],
+        "run on past the start by 5-15 % of the stroke": [.rectangle: 0.98, .triangle: 0.97],
         polygonsFromCircles: [.none: 0.56],
         "non-shapes turned, stretched up to 1.5:1": [.none: 0.99],
     ]
 
     /// False recognitions over the strangers' gestures as drawn and changed, but the
-    /// generated polygons, as first measured: 332 of 65,456 (0.51 %).
-    static let strangersChangedFalseRecognitionLimit = 332.0 / 65456
+    /// generated polygons, as first measured: 302 of 64,989 (0.46 %).
+    static let strangersChangedFalseRecognitionLimit = 302.0 / 64989
 
     @Test(.enabled(if: isStrangersPresent, "CANVAS_STRANGERS does not name the converted collections"))
     func recognitionOnStrangersDrawingTheDollarGestures() throws {

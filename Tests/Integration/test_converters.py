@@ -15,8 +15,9 @@ CONVERTER = ROOT / "scripts" / "convert-gesture-logs"
 DEVELOPMENT_LOGS = ROOT.parent / "shared" / "data" / "dollar1-unistroke" / "dollar1.jsonl"
 
 
-def gesture_xml(name, points, closing="</Gesture>"):
-    body = "".join(f'  <Point X="{x}" Y="{y}" T="{k}" />\n' for k, (x, y) in enumerate(points))
+def gesture_xml(name, points, closing="</Gesture>", times=None):
+    times = times or range(len(points))
+    body = "".join(f'  <Point X="{x}" Y="{y}" T="{t}" />\n' for t, (x, y) in zip(times, points))
     return f'<?xml version="1.0" encoding="utf-8"?>\n<Gesture Name="{name}" Subject="1">\n{body}{closing}\n'
 
 
@@ -77,6 +78,28 @@ class ConvertGestureLogs(unittest.TestCase):
         self.assertEqual(records[0]["strokes"], [[[float(x), float(y)] for x, y in drawn]])
         self.assertEqual(records[0]["sample"], "s01/medium/rectangle01.xml")
 
+    def test_leaves_out_a_gesture_the_app_joined_at_a_pause_only_where_told(self):
+        # Epoch milliseconds: a second and a half between two points after the first two
+        # (two drawings in one file), and gestures whose only long pauses are the first
+        # step (the button's time) or under a second.
+        drawn = square((0, 0), side=60, step=3)
+        start = 1_677_725_685_171
+        steady = [start + 15 * k for k in range(len(drawn))]
+        paused = steady[:40] + [t + 1500 for t in steady[40:]]
+        first = [start] + [t + 900 for t in steady[1:]]
+        slow = steady[:40] + [t + 800 for t in steady[40:]]
+        for k, (name, times) in enumerate([("rectangle01", paused), ("rectangle02", first), ("rectangle03", slow)]):
+            self.write(f"f/s01/{name}.xml", gesture_xml(name, square((k, 0), side=60, step=3), times=times))
+        # The same in epoch seconds.
+        seconds = [f"{t / 1000:.3f}" for t in paused]
+        self.write("f/s02/circle01.xml", gesture_xml("circle01", square((9, 9), side=60, step=3), times=seconds))
+        run, records = self.convert("eight=" + str(self.root / "f"))
+        self.assertEqual(len(records), 4, run.stderr)
+        run, records = self.convert("--app-joins", "eight", "eight=" + str(self.root / "f"))
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual([r["sample"] for r in records], ["s01/rectangle02.xml", "s01/rectangle03.xml"])
+        self.assertIn("2 joined by the app", run.stderr)
+
     def test_leaves_out_an_apps_jump_only_where_told(self):
         # The app started the gesture where the pointer was, far off, and filled the jump
         # with points at fractions of a pixel; the square itself moves a pixel at a time.
@@ -91,10 +114,10 @@ class ConvertGestureLogs(unittest.TestCase):
         run, records = self.convert("two=" + str(self.root / "b"))
         self.assertEqual(run.returncode, 0, run.stderr)
         self.assertEqual([r["label"] for r in records], ["check", "rectangle"])
-        run, records = self.convert("--app-jumps", "two", "two=" + str(self.root / "b"))
+        run, records = self.convert("--app-joins", "two", "two=" + str(self.root / "b"))
         self.assertEqual(run.returncode, 0, run.stderr)
         self.assertEqual([r["label"] for r in records], ["check"])
-        self.assertIn("1 with the app's jump", run.stderr)
+        self.assertIn("1 joined by the app", run.stderr)
 
     @unittest.skipUnless(DEVELOPMENT_LOGS.is_file(), "../shared/data is not beside the repository")
     def test_leaves_out_the_development_logs_gestures(self):
@@ -118,9 +141,9 @@ class ConvertGestureLogs(unittest.TestCase):
         run, _ = self.convert("six=" + str(self.root / "missing"))
         self.assertEqual(run.returncode, 1)
         self.assertIn("is not a folder", run.stderr)
-        run, _ = self.convert("--app-jumps", "seven", "six=" + str(self.root / "d"))
+        run, _ = self.convert("--app-joins", "seven", "six=" + str(self.root / "d"))
         self.assertEqual(run.returncode, 2)
-        self.assertIn("--app-jumps names no collection given: seven", run.stderr)
+        self.assertIn("--app-joins names no collection given: seven", run.stderr)
         run, _ = self.convert(str(self.root / "d"))
         self.assertEqual(run.returncode, 2)
 
