@@ -280,13 +280,11 @@ public struct Replica: Sendable {
                 operations.append(.add(id, StrokeHeader(weight: header.weight, colour: header.colour, start: start, isShape: header.isShape)))
                 if points.count > 1 { operations.append(.append(id, points: Array(points[1...]), offset: 1)) }
                 // Undoing the stroke's drawing takes the piece away too.
-                undoable = undoable.map { $0.taking(id, with: piece.stroke) }
-                redoable = redoable.map { $0.taking(id, with: piece.stroke) }
+                rewriteHistory { $0.taking(id, with: piece.stroke) }
             }
             return (operations, .redrawn(redrawn, pieces: pieces))
         case .redrawn(let ids, let pieces):
-            undoable = undoable.map { $0.forgetting(ids) }
-            redoable = redoable.map { $0.forgetting(ids) }
+            rewriteHistory { $0.forgetting(ids) }
             return (ids.map { .removeStroke($0) }, .erasure(pieces))
         }
     }
@@ -310,9 +308,14 @@ public struct Replica: Sendable {
         if erasedBefore.intervals.contains(where: { !$0.upperBound.isFinite }) {
             operations.append(.removeStroke(copy))
         }
-        undoable = undoable.map { $0.renaming(id, to: copy) }
-        redoable = redoable.map { $0.renaming(id, to: copy) }
+        rewriteHistory { $0.renaming(id, to: copy) }
         return (operations, copy)
+    }
+
+    /// Every step still to undo or redo, changed by `change`.
+    private mutating func rewriteHistory(_ change: (HistoryEntry) -> HistoryEntry) {
+        undoable = undoable.map(change)
+        redoable = redoable.map(change)
     }
 
     /// `ID-TAGk`, k the first number naming no stroke yet (nor one of `taken`).
