@@ -562,6 +562,55 @@ struct RecognitionEvaluationTests {
         return lines.joined(separator: "\n")
     }
 
+    /// What sampling alone explains of each class's worst subject (`SubjectSampling`), over
+    /// the subjects who drew it `leastSamples` times or more: with every sample recognised
+    /// at the class's overall share, the chance of a worst subject as low as the one
+    /// measured, the chance that every subject reaches its target (issue 14's), and the
+    /// overall share at which every subject would reach it with even odds. `classes`: each
+    /// class's name, target and count recognised of all, by subject; `subjects` names them
+    /// (subjects, people, writers).
+    static func samplingTable(
+        _ classes: [(name: String, target: Double, bySubject: [String: (right: Int, all: Int)])], subjects: String,
+        leastSamples: Int = 5
+    ) -> String {
+        var lines = [
+            "| class | \(subjects) | samples each | overall | worst | a worst as low, by chance "
+                + "| every one at the target, by chance | overall share for even odds | target (worst) |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        func chance(_ p: Double) -> String {
+            p >= 0.095
+                ? String(format: "%.0f%%", 100 * p)
+                : p >= 0.001 ? String(format: "%.1f%%", 100 * p) : String(format: "%.0e", p)
+        }
+        for (name, target, all) in classes {
+            let bySubject = all.filter { $0.value.all >= leastSamples }
+            guard !bySubject.isEmpty else { continue }
+            func share(_ count: (right: Int, all: Int)) -> Double { Double(count.right) / Double(count.all) }
+            let samples = bySubject.values.map(\.all)
+            let overall = Double(bySubject.values.reduce(0) { $0 + $1.right }) / Double(samples.reduce(0, +))
+            let worst = bySubject.min { (share($0.value), $0.key) < (share($1.value), $1.key) }!
+            lines.append(
+                String(
+                    format: "| %@ | %d | %d–%d | %.1f%% | %.1f%% (%@, %d of %d) | %@ | %@ | %.2f%% | %.0f%% |", name,
+                    samples.count, samples.min()!, samples.max()!, 100 * overall, 100 * share(worst.value),
+                    worst.key, worst.value.right, worst.value.all,
+                    chance(SubjectSampling.chanceOfAWorst(atMost: share(worst.value), samples: samples, rate: overall)),
+                    chance(SubjectSampling.chanceEverySubjectReaches(target, samples: samples, rate: overall)),
+                    100 * SubjectSampling.rateForEverySubject(toReach: target, samples: samples), 100 * target))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `samplingTable` of `outcomes` as drawn, for the classes issue 14 sets a target on.
+    static func samplingTable(_ outcomes: [Outcome], subjects: String) -> String {
+        let byKind = tally(outcomes.filter { $0.variant == "as drawn" }, by: \.subject)["as drawn"] ?? [:]
+        let classes = worstSubjectTargets.sorted { $0.key.rawValue < $1.key.rawValue }.compactMap { kind, target in
+            byKind[kind].map { (kind.rawValue, target, $0) }
+        }
+        return samplingTable(classes, subjects: subjects)
+    }
+
     /// The share of `outcomes` recognised as a shape they are not, apart from the generated
     /// polygons (counted on their own), and a line saying both.
     static func falseRecognitions(_ outcomes: [Outcome]) -> (rate: Double, summary: String) {
@@ -584,6 +633,8 @@ struct RecognitionEvaluationTests {
         print("Recognition by subject (worst subject against the targets of issue 14)")
         print(Self.subjectTable(byVariant))
         print(falseRecognitions.summary)
+        print("What sampling alone explains of the worst subject, as drawn")
+        print(Self.samplingTable(outcomes, subjects: "subjects"))
         #expect(outcomes.count > 5_000, "the evaluation read too few samples: \(outcomes.count)")
         #expect(falseRecognitions.rate <= Self.falseRecognitionLimit, "false recognitions: \(falseRecognitions.rate)")
         for (variant, floors) in Self.worstSubjectFloors {
@@ -808,6 +859,8 @@ struct RecognitionEvaluationTests {
         print("Strangers drawing the $1 gestures, by person (\(Set(outcomes.map(\.subject)).count) people)")
         print(Self.subjectTable(byVariant, unsealed: "worst person of those looked at"))
         print(falseRecognitions.summary)
+        print("What sampling alone explains of the worst person, as drawn")
+        print(Self.samplingTable(outcomes, subjects: "people"))
         #expect(Set(outcomes.map(\.subject)).count >= 80, "too few people in \(file)")
         #expect(
             falseRecognitions.rate <= Self.strangersChangedFalseRecognitionLimit,
