@@ -61,14 +61,19 @@ struct Recognize: ParsableCommand {
         }
     }
 
-    /// `,"explain":[{"shape":…,"rms":…,"max":…,"traced":…,"least_side":…,"verdict":…}, …]`,
-    /// the scores rounded to 3 decimals and absent for shapes that were not fitted.
+    /// `,"explain":[{"shape":…,"fitted_to":…,"rms":…,"max":…,"traced":…,"least_side":…,"verdict":…},
+    /// …]`, the scores rounded to 3 decimals; what the shape was fitted to and the scores are
+    /// absent for shapes that were not fitted.
     static func append(_ explanation: RecognitionExplanation, to output: inout [UInt8]) {
         output.append(contentsOf: #","explain":["#.utf8)
         for (index, hypothesis) in explanation.hypotheses.enumerated() {
             if index > 0 { output.append(UInt8(ascii: ",")) }
             output.append(contentsOf: #"{"shape":"#.utf8)
             CanonicalJSON.appendString(hypothesis.kind.rawValue, to: &output)
+            if let fittedTo = hypothesis.fittedTo {
+                output.append(contentsOf: #","fitted_to":"#.utf8)
+                CanonicalJSON.appendString(fittedTo, to: &output)
+            }
             let scores: [(String, Double?)] = [
                 ("rms", hypothesis.rmsDistance), ("max", hypothesis.maximumDistance),
                 ("traced", hypothesis.drawnFraction), ("least_side", hypothesis.leastDrawnSide),

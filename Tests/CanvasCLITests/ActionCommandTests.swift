@@ -157,6 +157,11 @@ struct ActionCommandTests {
         #expect(verdicts["elbow_arrow"]?.hasPrefix("not fitted: another shape passes") == true, "\(verdicts)")
         let rectangle = try #require(explained.first { $0["shape"] as? String == "rectangle" })
         #expect((rectangle["rms"] as? Double ?? 1) < 0.01)
+        // What each shape was fitted to, named where it was fitted and only there.
+        #expect(rectangle["fitted_to"] as? String == "the whole stroke")
+        for hypothesis in explained {
+            #expect((hypothesis["fitted_to"] == nil) == (hypothesis["rms"] == nil), "\(hypothesis)")
+        }
         #expect((rectangle["traced"] as? Double ?? 0) >= 0.8, "it passes the tracing test")
     }
 

@@ -780,6 +780,33 @@ struct RecognitionTests {
         #expect(ShapeRecognizer.recognize(points) == explained.shape)
     }
 
+    /// `explain` says what each shape was fitted to, so that two tries of one shape are told
+    /// apart: a circle begun at its centre (a lead-in) is fitted as drawn and, refused for
+    /// the corner where the lead-in meets it, again on its closed loop, which is chosen; an
+    /// arrow's readings name their heads; a shape that could not be fitted names nothing.
+    @Test func explainSaysWhatEachShapeWasFittedTo() {
+        let leadIn = (0..<10).map { Point(x: Double($0) * 10, y: 0) }
+        let circle = (0...60).map { k -> Point in
+            let angle = Double(k) / 60 * 2 * .pi * 1.08
+            return Point(x: 100 * cos(angle), y: 100 * sin(angle))
+        }
+        let explained = ShapeRecognizer.explain(leadIn + circle)
+        #expect(explained.shape.kind == .ellipse)
+        let chosen = explained.hypotheses.first { $0.verdict == "chosen" }
+        #expect(chosen?.kind == .ellipse)
+        #expect(
+            chosen?.fittedTo == "the stroke's closed loop (its lead-in or run-out cut off)",
+            "\(String(describing: chosen))")
+        let triangles = explained.hypotheses.filter { $0.kind == .triangle }.compactMap(\.fittedTo)
+        #expect(triangles == ["the whole stroke", "the stroke's closed loop (its lead-in or run-out cut off)"])
+        #expect(explained.hypotheses.allSatisfy { ($0.fittedTo == nil) == ($0.rmsDistance == nil) })
+
+        let arrow = [Point(x: 0, y: 0), Point(x: 200, y: 0), Point(x: 170, y: 25), Point(x: 200, y: 0),
+            Point(x: 170, y: -25)]
+        let readings = ShapeRecognizer.explain(arrow).hypotheses.filter { $0.kind == .arrow }.compactMap(\.fittedTo)
+        #expect(readings == ["the whole stroke, an open head", "the whole stroke, a closed head"], "\(readings)")
+    }
+
     /// A match `recognize` gave up never passes: a stroke about 10⁻¹⁵⁹ across (31 points,
     /// most at the origin) was given up as a line, its sum of squares beyond the limit,
     /// while the RMS distance computed from that sum rounded to within it (the squares are

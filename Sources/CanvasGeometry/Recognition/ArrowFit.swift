@@ -137,6 +137,9 @@ struct ArrowFit {
         return fits
     }
 
+    /// Whether this reading's head is closed: the stroke runs across the barbs' ends.
+    var hasClosedHead: Bool { drawnSides.count == 4 }
+
     /// The arrow made straight and symmetric: the shaft from tail to tip, and two barbs of
     /// the drawn barbs' mean length at their mean angle from `axis`, either side of the
     /// shaft, as the polyline tail, tip, barb, tip, barb.

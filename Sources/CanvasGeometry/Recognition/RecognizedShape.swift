@@ -49,6 +49,11 @@ public struct RecognitionExplanation: Sendable {
     public struct Hypothesis: Sendable {
         /// The shape tried.
         public var kind: ShapeKind
+        /// What the shape was fitted to and compared with (the stroke with its hooks cut
+        /// off, the whole stroke, its closed loop, the curve through the pen's points, an
+        /// arrow's reading of its head, …), so that two tries of one shape can be told
+        /// apart; nil for a shape that could not be fitted.
+        public var fittedTo: String?
         /// The root-mean-square distance from the stroke to the shape, as a fraction of the
         /// stroke's size; nil when the shape could not be fitted.
         public var rmsDistance: Double?
@@ -64,10 +69,11 @@ public struct RecognitionExplanation: Sendable {
 
         /// A hypothesis; the scores are nil for a shape that could not be fitted.
         public init(
-            kind: ShapeKind, rmsDistance: Double? = nil, maximumDistance: Double? = nil, drawnFraction: Double? = nil,
-            leastDrawnSide: Double? = nil, verdict: String
+            kind: ShapeKind, fittedTo: String? = nil, rmsDistance: Double? = nil, maximumDistance: Double? = nil,
+            drawnFraction: Double? = nil, leastDrawnSide: Double? = nil, verdict: String
         ) {
             self.kind = kind
+            self.fittedTo = fittedTo
             self.rmsDistance = rmsDistance
             self.maximumDistance = maximumDistance
             self.drawnFraction = drawnFraction

@@ -87,7 +87,8 @@ public enum ShapeRecognizer {
             }
             if let note = candidate.cornerRoundingNote { verdict += " (\(note))" }
             return RecognitionExplanation.Hypothesis(
-                kind: candidate.shape.kind, rmsDistance: candidate.relativeRMS,
+                kind: candidate.shape.kind, fittedTo: candidate.fittedTo.description,
+                rmsDistance: candidate.relativeRMS,
                 maximumDistance: candidate.match.maximumDistance / candidate.size,
                 drawnFraction: candidate.match.drawnFraction, leastDrawnSide: candidate.match.leastDrawnSide,
                 verdict: verdict)
@@ -211,12 +212,45 @@ public enum ShapeRecognizer {
         ellipse.outline(tolerance: ellipseFlatness, segments: ellipseMinimumSegments...ellipseMaximumSegments)
     }
 
+    /// What a shape was fitted to and compared with (`explain` says it in words).
+    enum FittedTo {
+        /// The stroke, or with the hooks at its ends cut off (`StrokeResampling.trimmingHooks`).
+        case stroke(hooksCut: Bool)
+        /// The curve the canvas draws through the pen's points, or with its hooks cut off.
+        case curve(hooksCut: Bool)
+        case dominantDirection, closedLoop, curvedClosedLoop, finelySampled
+        /// An arrow's reading: of the whole stroke or without the hook at its head's end,
+        /// with its tip at the first sharp turn or the head's forwardmost point, and its head
+        /// open (the barbs alone) or closed (and the stroke across their ends).
+        case arrow(hookCut: Bool, forwardmostTip: Bool, closedHead: Bool)
+
+        /// In words, as `explain` gives it.
+        var description: String {
+            switch self {
+            case .stroke(let hooksCut): hooksCut ? "the stroke, its hooks cut off" : "the whole stroke"
+            case .curve(let hooksCut):
+                "the curve through the pen's points" + (hooksCut ? ", its hooks cut off" : "")
+            case .dominantDirection: "the whole stroke's dominant direction"
+            case .closedLoop: "the stroke's closed loop (its lead-in or run-out cut off)"
+            case .curvedClosedLoop:
+                "the closed loop of the curve through the pen's points (its lead-in or run-out cut off)"
+            case .finelySampled: "the whole stroke, sampled \(ElbowArrowFit.fineness) times as finely"
+            case .arrow(let hookCut, let forwardmostTip, let closedHead):
+                (hookCut ? "the stroke, the hook at its head's end cut off" : "the whole stroke")
+                    + (forwardmostTip ? ", the tip at the head's forwardmost point" : "")
+                    + (closedHead ? ", a closed head" : ", an open head")
+            }
+        }
+    }
+
     /// A shape hypothesis and how well the stroke matches it.
     struct Candidate {
         var shape: RecognizedShape
         var match: OutlineMatch
         /// The stroke's size: its largest extent.
         var size: Double
+        /// What the shape was fitted to and compared with.
+        var fittedTo: FittedTo = .stroke(hooksCut: false)
         /// The least share of the outline the stroke must trace: `minimumDrawnFraction`, or
         /// less for a long ellipse left open along a flat side (`minimumDrawnShare`).
         var minimumDrawn = minimumDrawnFraction
@@ -391,7 +425,8 @@ public enum ShapeRecognizer {
             }
             var candidate = Candidate(
                 shape: RecognizedShape(kind: kind, points: replacement),
-                match: match(roundingCorners: kind == .triangle), size: pointsSize)
+                match: match(roundingCorners: kind == .triangle), size: pointsSize,
+                fittedTo: .stroke(hooksCut: followed == nil && isTrimmed))
             // A rectangle whose sides the stroke follows as closely as a line's, and more
             // closely than the ellipse fitted to it, but which it does not trace: its corners
             // may be rounded. (The sides of a lumpy circle, which traces a square's sides no
@@ -411,13 +446,15 @@ public enum ShapeRecognizer {
         /// replaces it; and, after a diamond the stroke does not pass, the parallelogram of
         /// its sides as drawn when it would be one.
         func quadrilateral(
-            _ fit: PolygonFit.Quadrilateral, following followed: Followed? = nil
+            _ fit: PolygonFit.Quadrilateral, following followed: Followed? = nil, fittedTo: FittedTo? = nil
         ) -> (candidate: Candidate, fallback: Candidate?) {
             let sides = fit.kind == .rectangle ? fit.drawn : fit.replacement
-            let main = candidate(fit.kind, fit.replacement, sides: .edges(of: sides), following: followed)
+            var main = candidate(fit.kind, fit.replacement, sides: .edges(of: sides), following: followed)
+            if let fittedTo { main.fittedTo = fittedTo }
             guard !main.isAccepted, let parallelogram = fit.parallelogram else { return (main, nil) }
-            let fallback = candidate(
+            var fallback = candidate(
                 .parallelogram, parallelogram, sides: .edges(of: parallelogram), following: followed)
+            fallback.fittedTo = main.fittedTo
             return (main, fallback)
         }
         /// How closely the stroke follows the ellipse fitted to it, passing or not: the RMS
@@ -498,7 +535,7 @@ public enum ShapeRecognizer {
         let isCurved = drawn.count != points.count
         let curved = isCurved ? (try? PreparedStroke.of(drawn).get()) ?? prepared : prepared
         var (ellipseCandidate, ellipseRefusal) = ellipse(following: curved.trimmed)
-        var ellipseFollowed = curved.trimmed
+        var (ellipseFollowed, followsWholeCurve) = (curved.trimmed, false)
         // Hook trimming may cut off part of the outline: round the end of a long ellipse the
         // stroke turns by more than a hook does. When the trimmed stroke follows its ellipse
         // but does not trace enough of it, the whole stroke may.
@@ -506,9 +543,13 @@ public enum ShapeRecognizer {
             let untrimmed = ellipse(following: curved.untrimmed)
             if untrimmed.candidate?.isAccepted == true {
                 (ellipseCandidate, ellipseRefusal) = untrimmed
-                ellipseFollowed = curved.untrimmed
+                (ellipseFollowed, followsWholeCurve) = (curved.untrimmed, true)
             }
         }
+        ellipseCandidate?.fittedTo =
+            isCurved
+            ? .curve(hooksCut: curved.isTrimmed && !followsWholeCurve)
+            : .stroke(hooksCut: prepared.isTrimmed && !followsWholeCurve)
         fittedEllipse = ellipseCandidate.map { ($0, ellipseFollowed) }
         var closest = ellipseCandidate.flatMap { $0.isAccepted ? $0.match.rmsDistance : nil } ?? .infinity
         let polygons = PolygonFit(stroke)
@@ -534,7 +575,9 @@ public enum ShapeRecognizer {
             splitIsDecisive
             ? nil
             : PolygonFit.orientedRectangle(whole).map {
-                candidate(.rectangle, $0, following: prepared.untrimmed, closest: closest)
+                var oriented = candidate(.rectangle, $0, following: prepared.untrimmed, closest: closest)
+                oriented.fittedTo = .dominantDirection
+                return oriented
             }
         // When the stroke follows that rectangle but does not trace one of its sides, and no
         // other closed shape passes: the split of the whole stroke, whose sides may lean. On
@@ -544,7 +587,7 @@ public enum ShapeRecognizer {
         if isTrimmed, closest == .infinity, let failed = oriented?.failedTest, failed.isTracing,
             case .success(let fit) = PolygonFit(whole).quadrilateral(quadrilateralTolerances)
         {
-            untrimmedSplits = quadrilateral(fit, following: prepared.untrimmed)
+            untrimmedSplits = quadrilateral(fit, following: prepared.untrimmed, fittedTo: .stroke(hooksCut: false))
         }
         append(splits)
         append(untrimmedSplits)
@@ -560,11 +603,20 @@ public enum ShapeRecognizer {
         } else if let ellipseRefusal {
             note(.ellipse, ellipseRefusal)
         }
-        func arrowCandidates(_ arrows: [ArrowFit], of points: [Point], size: Double) -> [Candidate] {
+        /// The candidates of `arrows` read from `points` (of size `size`): the whole stroke or
+        /// with the hook at the head's end cut off (`hookCut`), the tip at the first sharp turn
+        /// or the head's forwardmost point.
+        func arrowCandidates(
+            _ arrows: [ArrowFit], of points: [Point], size: Double, hookCut: Bool = false, forwardmostTip: Bool = false
+        ) -> [Candidate] {
             guard !arrows.isEmpty else { return [] }
             let length = StrokeResampling.length(of: points)
-            return arrows.map {
-                candidate(.arrow, $0.symmetricPolyline, sides: .each($0.drawnSides), following: (points, size, length))
+            return arrows.map { arrow in
+                var candidate = candidate(
+                    .arrow, arrow.symmetricPolyline, sides: .each(arrow.drawnSides), following: (points, size, length))
+                candidate.fittedTo = .arrow(
+                    hookCut: hookCut, forwardmostTip: forwardmostTip, closedHead: arrow.hasClosedHead)
+                return candidate
             }
         }
         var arrows = arrowCandidates(
@@ -601,7 +653,9 @@ public enum ShapeRecognizer {
                     size = trimmedSizes[reading.trimmed] ?? StrokeResampling.diameter(of: reading.points)
                     trimmedSizes[reading.trimmed] = size
                 }
-                arrows += arrowCandidates(fits, of: reading.points, size: size)
+                arrows += arrowCandidates(
+                    fits, of: reading.points, size: size, hookCut: reading.trimmed >= 0,
+                    forwardmostTip: reading.forwardmostTip)
             }
         }
         if arrows.isEmpty {
@@ -619,13 +673,18 @@ public enum ShapeRecognizer {
         {
             let followed = Self.followed(loop)
             let polygons = PolygonFit(loop)
-            if let triangle = polygons.triangle() { result.append(candidate(.triangle, triangle, following: followed)) }
+            if let triangle = polygons.triangle() {
+                var triangle = candidate(.triangle, triangle, following: followed)
+                triangle.fittedTo = .closedLoop
+                result.append(triangle)
+            }
             if case .success(let fit) = polygons.quadrilateral(quadrilateralTolerances) {
-                append(quadrilateral(fit, following: followed))
+                append(quadrilateral(fit, following: followed, fittedTo: .closedLoop))
             }
             // The ellipse again on the curve through the pen's points, when it differs.
             let curvedLoop = isCurved ? closedLoop(of: curved.stroke, size: curved.size) : loop
-            if let curvedLoop, let ellipse = ellipse(following: Self.followed(curvedLoop)).candidate {
+            if let curvedLoop, var ellipse = ellipse(following: Self.followed(curvedLoop)).candidate {
+                ellipse.fittedTo = isCurved ? .curvedClosedLoop : .closedLoop
                 result.append(ellipse)
             }
         }
@@ -663,8 +722,10 @@ public enum ShapeRecognizer {
             {
                 guard let polyline = fit.squaredPolyline else { continue }
                 fits.append((fit, polyline))
-                elbows.append(
-                    candidate(.elbowArrow, polyline, sides: .each(fit.drawnSides), following: prepared.untrimmed))
+                var elbow = candidate(
+                    .elbowArrow, polyline, sides: .each(fit.drawnSides), following: prepared.untrimmed)
+                elbow.fittedTo = .stroke(hooksCut: false)
+                elbows.append(elbow)
             }
             if !fits.isEmpty, !elbows.contains(where: \.isAccepted) {
                 let finelySampled = StrokeResampling.resampled(
@@ -673,6 +734,7 @@ public enum ShapeRecognizer {
                 for index in elbows.indices where elbows[index].failedTest?.isTracing == true {
                     let (fit, polyline) = fits[index]
                     elbows[index] = candidate(.elbowArrow, polyline, sides: .each(fit.drawnSides), following: followed)
+                    elbows[index].fittedTo = .finelySampled
                 }
             }
             if elbows.isEmpty {
