@@ -250,7 +250,7 @@ public enum ShapeRecognizer {
         /// The stroke's size: its largest extent.
         var size: Double
         /// What the shape was fitted to and compared with.
-        var fittedTo: FittedTo = .stroke(hooksCut: false)
+        var fittedTo: FittedTo
         /// The least share of the outline the stroke must trace: `minimumDrawnFraction`, or
         /// less for a long ellipse left open along a flat side (`minimumDrawnShare`).
         var minimumDrawn = minimumDrawnFraction
@@ -411,10 +411,12 @@ public enum ShapeRecognizer {
 
         /// `sides`: the pieces the points should follow, by default the replacement's
         /// edges; `following`: the points compared with them, their size and length, by
-        /// default the trimmed stroke; `closest`: see `Candidate.match`.
+        /// default the trimmed stroke; `closest`: see `Candidate.match`; `fittedTo`: what
+        /// those points are, by default the stroke (its hooks cut off when they were, unless
+        /// other points are given).
         func candidate(
             _ kind: ShapeKind, _ replacement: [Point], sides: OutlineMatch.Sides? = nil,
-            following followed: Followed? = nil, closest: Double = .infinity
+            following followed: Followed? = nil, closest: Double = .infinity, fittedTo: FittedTo? = nil
         ) -> Candidate {
             let (points, pointsSize, pointsLength) = followed ?? prepared.trimmed
             let sides = sides ?? .edges(of: replacement)
@@ -426,7 +428,7 @@ public enum ShapeRecognizer {
             var candidate = Candidate(
                 shape: RecognizedShape(kind: kind, points: replacement),
                 match: match(roundingCorners: kind == .triangle), size: pointsSize,
-                fittedTo: .stroke(hooksCut: followed == nil && isTrimmed))
+                fittedTo: fittedTo ?? .stroke(hooksCut: followed == nil && isTrimmed))
             // A rectangle whose sides the stroke follows as closely as a line's, and more
             // closely than the ellipse fitted to it, but which it does not trace: its corners
             // may be rounded. (The sides of a lumpy circle, which traces a square's sides no
@@ -449,12 +451,12 @@ public enum ShapeRecognizer {
             _ fit: PolygonFit.Quadrilateral, following followed: Followed? = nil, fittedTo: FittedTo? = nil
         ) -> (candidate: Candidate, fallback: Candidate?) {
             let sides = fit.kind == .rectangle ? fit.drawn : fit.replacement
-            var main = candidate(fit.kind, fit.replacement, sides: .edges(of: sides), following: followed)
-            if let fittedTo { main.fittedTo = fittedTo }
+            let main = candidate(
+                fit.kind, fit.replacement, sides: .edges(of: sides), following: followed, fittedTo: fittedTo)
             guard !main.isAccepted, let parallelogram = fit.parallelogram else { return (main, nil) }
-            var fallback = candidate(
-                .parallelogram, parallelogram, sides: .edges(of: parallelogram), following: followed)
-            fallback.fittedTo = main.fittedTo
+            let fallback = candidate(
+                .parallelogram, parallelogram, sides: .edges(of: parallelogram), following: followed,
+                fittedTo: fittedTo)
             return (main, fallback)
         }
         /// How closely the stroke follows the ellipse fitted to it, passing or not: the RMS
@@ -501,7 +503,7 @@ public enum ShapeRecognizer {
         // stroke's is tried, nor the arrows, whose acceptance decides the other readings.)
         // An ellipse has no corners (which keeps most pentagons, close to their circles, from
         // being taken for them), and one wider than the stroke cannot be mostly traced by it.
-        func ellipse(following followed: Followed) -> (candidate: Candidate?, refusal: String?) {
+        func ellipse(following followed: Followed, fittedTo: FittedTo) -> (candidate: Candidate?, refusal: String?) {
             guard let ellipse = FittedEllipse(fitting: followed.points) else {
                 return (nil, "the best conic through the stroke is not an ellipse")
             }
@@ -519,7 +521,8 @@ public enum ShapeRecognizer {
                 )
             }
             let outline = Self.outline(of: ellipse)
-            var candidate = candidate(.ellipse, outline, sides: .each([outline]), following: followed)
+            var candidate = candidate(
+                .ellipse, outline, sides: .each([outline]), following: followed, fittedTo: fittedTo)
             if candidate.failedTest == .drawnFraction {
                 candidate.minimumDrawn = minimumDrawnShare(of: ellipse, openBetween: followed.points)
             }
@@ -534,22 +537,21 @@ public enum ShapeRecognizer {
             through: points, spacing: StrokeResampling.length(of: points) / Double(sampleCount - 1))
         let isCurved = drawn.count != points.count
         let curved = isCurved ? (try? PreparedStroke.of(drawn).get()) ?? prepared : prepared
-        var (ellipseCandidate, ellipseRefusal) = ellipse(following: curved.trimmed)
-        var (ellipseFollowed, followsWholeCurve) = (curved.trimmed, false)
+        /// The curve (or the stroke, when it is its own curve), its hooks cut off or not.
+        func curve(hooksCut: Bool) -> FittedTo { isCurved ? .curve(hooksCut: hooksCut) : .stroke(hooksCut: hooksCut) }
+        var (ellipseCandidate, ellipseRefusal) = ellipse(
+            following: curved.trimmed, fittedTo: curve(hooksCut: curved.isTrimmed))
+        var ellipseFollowed = curved.trimmed
         // Hook trimming may cut off part of the outline: round the end of a long ellipse the
         // stroke turns by more than a hook does. When the trimmed stroke follows its ellipse
         // but does not trace enough of it, the whole stroke may.
         if curved.isTrimmed, let failed = ellipseCandidate?.failedTest, failed.isTracing {
-            let untrimmed = ellipse(following: curved.untrimmed)
+            let untrimmed = ellipse(following: curved.untrimmed, fittedTo: curve(hooksCut: false))
             if untrimmed.candidate?.isAccepted == true {
                 (ellipseCandidate, ellipseRefusal) = untrimmed
-                (ellipseFollowed, followsWholeCurve) = (curved.untrimmed, true)
+                ellipseFollowed = curved.untrimmed
             }
         }
-        ellipseCandidate?.fittedTo =
-            isCurved
-            ? .curve(hooksCut: curved.isTrimmed && !followsWholeCurve)
-            : .stroke(hooksCut: prepared.isTrimmed && !followsWholeCurve)
         fittedEllipse = ellipseCandidate.map { ($0, ellipseFollowed) }
         var closest = ellipseCandidate.flatMap { $0.isAccepted ? $0.match.rmsDistance : nil } ?? .infinity
         let polygons = PolygonFit(stroke)
@@ -575,9 +577,8 @@ public enum ShapeRecognizer {
             splitIsDecisive
             ? nil
             : PolygonFit.orientedRectangle(whole).map {
-                var oriented = candidate(.rectangle, $0, following: prepared.untrimmed, closest: closest)
-                oriented.fittedTo = .dominantDirection
-                return oriented
+                candidate(
+                    .rectangle, $0, following: prepared.untrimmed, closest: closest, fittedTo: .dominantDirection)
             }
         // When the stroke follows that rectangle but does not trace one of its sides, and no
         // other closed shape passes: the split of the whole stroke, whose sides may lean. On
@@ -587,7 +588,7 @@ public enum ShapeRecognizer {
         if isTrimmed, closest == .infinity, let failed = oriented?.failedTest, failed.isTracing,
             case .success(let fit) = PolygonFit(whole).quadrilateral(quadrilateralTolerances)
         {
-            untrimmedSplits = quadrilateral(fit, following: prepared.untrimmed, fittedTo: .stroke(hooksCut: false))
+            untrimmedSplits = quadrilateral(fit, following: prepared.untrimmed)
         }
         append(splits)
         append(untrimmedSplits)
@@ -612,11 +613,9 @@ public enum ShapeRecognizer {
             guard !arrows.isEmpty else { return [] }
             let length = StrokeResampling.length(of: points)
             return arrows.map { arrow in
-                var candidate = candidate(
-                    .arrow, arrow.symmetricPolyline, sides: .each(arrow.drawnSides), following: (points, size, length))
-                candidate.fittedTo = .arrow(
-                    hookCut: hookCut, forwardmostTip: forwardmostTip, closedHead: arrow.hasClosedHead)
-                return candidate
+                candidate(
+                    .arrow, arrow.symmetricPolyline, sides: .each(arrow.drawnSides), following: (points, size, length),
+                    fittedTo: .arrow(hookCut: hookCut, forwardmostTip: forwardmostTip, closedHead: arrow.hasClosedHead))
             }
         }
         var arrows = arrowCandidates(
@@ -674,17 +673,18 @@ public enum ShapeRecognizer {
             let followed = Self.followed(loop)
             let polygons = PolygonFit(loop)
             if let triangle = polygons.triangle() {
-                var triangle = candidate(.triangle, triangle, following: followed)
-                triangle.fittedTo = .closedLoop
-                result.append(triangle)
+                result.append(candidate(.triangle, triangle, following: followed, fittedTo: .closedLoop))
             }
             if case .success(let fit) = polygons.quadrilateral(quadrilateralTolerances) {
                 append(quadrilateral(fit, following: followed, fittedTo: .closedLoop))
             }
             // The ellipse again on the curve through the pen's points, when it differs.
             let curvedLoop = isCurved ? closedLoop(of: curved.stroke, size: curved.size) : loop
-            if let curvedLoop, var ellipse = ellipse(following: Self.followed(curvedLoop)).candidate {
-                ellipse.fittedTo = isCurved ? .curvedClosedLoop : .closedLoop
+            if let curvedLoop,
+                let ellipse = ellipse(
+                    following: Self.followed(curvedLoop), fittedTo: isCurved ? .curvedClosedLoop : .closedLoop
+                ).candidate
+            {
                 result.append(ellipse)
             }
         }
@@ -722,10 +722,8 @@ public enum ShapeRecognizer {
             {
                 guard let polyline = fit.squaredPolyline else { continue }
                 fits.append((fit, polyline))
-                var elbow = candidate(
-                    .elbowArrow, polyline, sides: .each(fit.drawnSides), following: prepared.untrimmed)
-                elbow.fittedTo = .stroke(hooksCut: false)
-                elbows.append(elbow)
+                elbows.append(
+                    candidate(.elbowArrow, polyline, sides: .each(fit.drawnSides), following: prepared.untrimmed))
             }
             if !fits.isEmpty, !elbows.contains(where: \.isAccepted) {
                 let finelySampled = StrokeResampling.resampled(
@@ -733,8 +731,9 @@ public enum ShapeRecognizer {
                 let followed = (finelySampled, wholeSize, StrokeResampling.length(of: finelySampled))
                 for index in elbows.indices where elbows[index].failedTest?.isTracing == true {
                     let (fit, polyline) = fits[index]
-                    elbows[index] = candidate(.elbowArrow, polyline, sides: .each(fit.drawnSides), following: followed)
-                    elbows[index].fittedTo = .finelySampled
+                    elbows[index] = candidate(
+                        .elbowArrow, polyline, sides: .each(fit.drawnSides), following: followed,
+                        fittedTo: .finelySampled)
                 }
             }
             if elbows.isEmpty {
