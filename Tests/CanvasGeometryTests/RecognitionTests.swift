@@ -649,10 +649,12 @@ struct RecognitionTests {
                 let stroke = Self.lumpyLoop(seed: seed, bulge: bulge)
                 let explanation = ShapeRecognizer.explain(stroke)
                 #expect(ShapeRecognizer.recognize(stroke).kind == explanation.shape.kind, "seed \(seed)")
-                let passing = explanation.hypotheses.filter { $0.verdict == "chosen" || $0.verdict.hasPrefix("passes") }
+                let passing = explanation.hypotheses.filter {
+                    $0.verdict.hasPrefix("chosen") || $0.verdict.hasPrefix("passes")
+                }
                 let polygons = passing.filter { $0.kind == .rectangle || $0.kind == .triangle }
                 let ellipse = explanation.hypotheses.first {
-                    $0.kind == .ellipse && ($0.verdict == "chosen" || $0.verdict.contains("straight sides"))
+                    $0.kind == .ellipse && ($0.verdict.hasPrefix("chosen") || $0.verdict.contains("straight sides"))
                 }
                 guard let ellipse, let polygon = polygons.min(by: { $0.rmsDistance! < $1.rmsDistance! }),
                     polygon.rmsDistance! < ellipse.rmsDistance!
@@ -660,7 +662,7 @@ struct RecognitionTests {
                 if polygon.rmsDistance! < ShapeRecognizer.polygonCloseness * ellipse.rmsDistance! {
                     #expect(explanation.shape.kind == polygon.kind, "seed \(seed)")
                 } else {
-                    let isChosen = ellipse.verdict == "chosen"
+                    let isChosen = ellipse.verdict.hasPrefix("chosen")
                     #expect(explanation.shape.kind == (isChosen ? .ellipse : .none), "seed \(seed)")
                     #expect(polygon.verdict.contains("ellipse passes too"), "seed \(seed): \(polygon.verdict)")
                     if isChosen { ellipses += 1 } else { straightSided += 1 }
@@ -792,7 +794,7 @@ struct RecognitionTests {
         }
         let explained = ShapeRecognizer.explain(leadIn + circle)
         #expect(explained.shape.kind == .ellipse)
-        let chosen = explained.hypotheses.first { $0.verdict == "chosen" }
+        let chosen = explained.hypotheses.first { $0.verdict.hasPrefix("chosen") }
         #expect(chosen?.kind == .ellipse)
         #expect(
             chosen?.fittedTo == "the stroke's closed loop (its lead-in or run-out cut off)",
@@ -805,6 +807,50 @@ struct RecognitionTests {
             Point(x: 170, y: -25)]
         let readings = ShapeRecognizer.explain(arrow).hypotheses.filter { $0.kind == .arrow }.compactMap(\.fittedTo)
         #expect(readings == ["the whole stroke, an open head", "the whole stroke, a closed head"], "\(readings)")
+    }
+
+    /// `explain` says why an ellipse chosen is no polygon of more sides: a round circle
+    /// strays from its ellipse too little for any polygon's sides to be straighter than its
+    /// arcs; a hexagon whose pen recorded only its corners is drawn as the curve through
+    /// them, whose straightest polygon is not straight enough.
+    @Test func explainSaysWhyAnEllipseIsNoPolygon() {
+        func ellipseVerdict(_ stroke: [Point]) -> String? {
+            let explained = ShapeRecognizer.explain(stroke)
+            #expect(explained.shape == ShapeRecognizer.recognize(stroke))
+            #expect(explained.shape.kind == .ellipse)
+            return explained.hypotheses.first { $0.kind == .ellipse && $0.verdict.hasPrefix("chosen") }?.verdict
+        }
+        let circle = (0...100).map { k -> Point in
+            Point(x: 200 * cos(Double(k) / 100 * 2 * .pi), y: 200 * sin(Double(k) / 100 * 2 * .pi))
+        }
+        let round = ellipseVerdict(circle) ?? "no ellipse chosen"
+        #expect(round.contains("compared with polygons of 5–8 sides: none could have straighter sides"), "\(round)")
+        let hexagon = (0...6).map { k -> Point in
+            Point(x: 200 * cos(Double(k) / 6 * 2 * .pi + 0.3), y: 200 * sin(Double(k) / 6 * 2 * .pi + 0.3))
+        }
+        let corners = ellipseVerdict(hexagon) ?? "no ellipse chosen"
+        #expect(corners.contains("compared with polygons of 5–8 sides: the straightest, of "), "\(corners)")
+        #expect(corners.hasSuffix("not under 0.45×)"), "\(corners)")
+    }
+
+    /// When a lead-in keeps a stroke's closed loop from being tried alone (it lies outside
+    /// the loop, farther than the RMS tolerance), `explain` says so for each closed shape:
+    /// a circle begun well outside itself is no shape, and why its loop was not tried is told.
+    @Test func explainSaysWhyTheClosedLoopWasNotTried() {
+        let leadIn = (0..<20).map { Point(x: 300 - Double($0) * 10, y: 0) }
+        let circle = (0...60).map { k -> Point in
+            let angle = Double(k) / 60 * 2 * .pi * 1.08
+            return Point(x: 100 * cos(angle), y: 100 * sin(angle))
+        }
+        let explained = ShapeRecognizer.explain(leadIn + circle)
+        #expect(explained.shape.kind == .none)
+        #expect(ShapeRecognizer.recognize(leadIn + circle) == explained.shape)
+        let notTried = explained.hypotheses.filter {
+            $0.verdict.hasPrefix("not fitted: the stroke's closed loop alone was not tried: a point of its lead-in, ")
+        }
+        #expect(notTried.map(\.kind) == [.triangle, .rectangle, .ellipse], "\(explained.hypotheses.map(\.verdict))")
+        #expect(notTried.allSatisfy { $0.verdict.hasSuffix("of the size outside the loop (at most 0.05)") })
+        #expect(!explained.hypotheses.contains { $0.fittedTo?.contains("closed loop") == true })
     }
 
     /// A match `recognize` gave up never passes: a stroke about 10⁻¹⁵⁹ across (31 points,
@@ -894,7 +940,7 @@ struct RecognitionTests {
         let explanation = ShapeRecognizer.explain(stroke)
         #expect(explanation.shape.kind == .arrow, "seed \(seed)")
         let arrows = explanation.hypotheses.filter { $0.kind == .arrow && $0.rmsDistance != nil }
-        #expect(arrows.filter { $0.verdict == "chosen" }.count == 1, "seed \(seed): \(arrows.map(\.verdict))")
+        #expect(arrows.filter { $0.verdict.hasPrefix("chosen") }.count == 1, "seed \(seed): \(arrows.map(\.verdict))")
         #expect(arrows.contains { $0.verdict.hasPrefix("refused: ") }, "seed \(seed): \(arrows.map(\.verdict))")
     }
 
@@ -1031,7 +1077,7 @@ struct RecognitionTests {
                 Point(x: Double($0.0), y: Double($0.1))
             }, samples: 150)
         let elbows = ShapeRecognizer.explain(connector).hypotheses.filter { $0.kind == .elbowArrow }
-        #expect(elbows.contains { $0.verdict == "chosen" && $0.rmsDistance != nil }, "\(elbows.map(\.verdict))")
+        #expect(elbows.contains { $0.verdict.hasPrefix("chosen") && $0.rmsDistance != nil }, "\(elbows.map(\.verdict))")
         let corners = Self.rectangleCorners(aspect: 1.5, turn: 0.3)
         let box = pen.stroke(through: corners + [corners[0]])
         let refused = ShapeRecognizer.explain(box).hypotheses.filter { $0.kind == .elbowArrow }.map(\.verdict)

@@ -64,7 +64,9 @@ public struct RecognitionExplanation: Sendable {
         /// How much of its least-drawn side the stroke traces (0…1).
         public var leastDrawnSide: Double?
         /// `chosen`, `passes, but …`, `refused: <the failed test and its figures>` or
-        /// `not fitted: <why>`.
+        /// `not fitted: <why>`; the first three perhaps followed by a note in parentheses
+        /// (whether a rectangle's corners were taken as rounded, what comparing an ellipse
+        /// with polygons of more sides found), so compare their beginnings.
         public var verdict: String
 
         /// A hypothesis; the scores are nil for a shape that could not be fitted.

@@ -86,6 +86,7 @@ public enum ShapeRecognizer {
                 verdict = "passes, but \(chosen?.shape.kind.rawValue ?? "another shape") is closer"
             }
             if let note = candidate.cornerRoundingNote { verdict += " (\(note))" }
+            if let note = candidate.polygonComparison?.note { verdict += " (\(note))" }
             return RecognitionExplanation.Hypothesis(
                 kind: candidate.shape.kind, fittedTo: candidate.fittedTo.description,
                 rmsDistance: candidate.relativeRMS,
@@ -259,12 +260,14 @@ public enum ShapeRecognizer {
         /// distance from its ellipse (a fraction of the size) that decided it.
         var cornerRounding: (isRounded: Bool, ellipseDistance: Double)?
 
+        /// For an ellipse the stroke passes: its comparison with polygons of more sides
+        /// (`ShapeRecognizer.straightSides`), when made.
+        var polygonComparison: PolygonComparison?
         /// For an ellipse the stroke passes: the polygon of `polygonSides` sides whose sides
-        /// it follows straighter than arcs (`straightSides`), when under `straightSideRatio`.
-        /// Such an ellipse is never chosen (the stroke is that polygon, which is no shape
-        /// here), but a triangle or quadrilateral is still taken over it only as over any
-        /// passing ellipse.
-        var straightSides: (sides: Int, ratio: Double)?
+        /// it follows straighter than arcs, when under `straightSideRatio`. Such an ellipse
+        /// is never chosen (the stroke is that polygon, which is no shape here), but a
+        /// triangle or quadrilateral is still taken over it only as over any passing ellipse.
+        var straightSides: (sides: Int, ratio: Double)? { polygonComparison?.polygon }
         /// For an ellipse: the ellipse fitted and the points that follow it.
         var fittedEllipse: (ellipse: FittedEllipse, points: [Point])?
 
@@ -668,24 +671,31 @@ public enum ShapeRecognizer {
         // on the stroke's closed loop alone, without a lead-in inside it or a run-out past its
         // closure (`closedLoop`).
         if !result.contains(where: { $0.isAccepted && $0.shape.kind != .parallelogram }),
-            let loop = closedLoop(of: stroke, size: size)
+            let found = closedLoop(of: stroke, size: size)
         {
-            let followed = Self.followed(loop)
-            let polygons = PolygonFit(loop)
-            if let triangle = polygons.triangle() {
-                result.append(candidate(.triangle, triangle, following: followed, fittedTo: .closedLoop))
-            }
-            if case .success(let fit) = polygons.quadrilateral(quadrilateralTolerances) {
-                append(quadrilateral(fit, following: followed, fittedTo: .closedLoop))
-            }
-            // The ellipse again on the curve through the pen's points, when it differs.
-            let curvedLoop = isCurved ? closedLoop(of: curved.stroke, size: curved.size) : loop
-            if let curvedLoop,
-                let ellipse = ellipse(
-                    following: Self.followed(curvedLoop), fittedTo: isCurved ? .curvedClosedLoop : .closedLoop
-                ).candidate
-            {
-                result.append(ellipse)
+            switch found {
+            case .failure(let outside):
+                for kind in [ShapeKind.triangle, .rectangle, .ellipse] {
+                    note(kind, "the stroke's closed loop alone was not tried: " + outside.description)
+                }
+            case .success(let loop):
+                let followed = Self.followed(loop)
+                let polygons = PolygonFit(loop)
+                if let triangle = polygons.triangle() {
+                    result.append(candidate(.triangle, triangle, following: followed, fittedTo: .closedLoop))
+                }
+                if case .success(let fit) = polygons.quadrilateral(quadrilateralTolerances) {
+                    append(quadrilateral(fit, following: followed, fittedTo: .closedLoop))
+                }
+                // The ellipse again on the curve through the pen's points, when it differs.
+                let curvedLoop = isCurved ? (try? closedLoop(of: curved.stroke, size: curved.size)?.get()) : loop
+                if let curvedLoop,
+                    let ellipse = ellipse(
+                        following: Self.followed(curvedLoop), fittedTo: isCurved ? .curvedClosedLoop : .closedLoop
+                    ).candidate
+                {
+                    result.append(ellipse)
+                }
             }
         }
         // A polygon of more sides than a rectangle's, whose corners turn too gently to be
@@ -701,8 +711,9 @@ public enum ShapeRecognizer {
                     && other.match.rmsDistance < polygonCloseness * result[index].match.rmsDistance
             }
             if !isOutdone {
-                result[index].straightSides = straightSides(
-                    of: followed, within: ellipse, straying: result[index].match.rmsDistance, drawnBy: points)
+                result[index].polygonComparison = straightSides(
+                    of: followed, within: ellipse, straying: result[index].match.rmsDistance, drawnBy: points,
+                    measuringEvery: !decidingOnly)
             }
         }
         // Last, when nothing else passes: an elbow arrow, whose bends are sharp turns that the
@@ -843,79 +854,6 @@ public enum ShapeRecognizer {
         return nil
     }
 
-    /// The numbers of sides of the polygons an ellipse is compared with (`straightSides`):
-    /// those whose corners turn too gently for the corner test (a hexagon's 60°, an
-    /// octagon's 45°), and the pentagon, whose rounded corners may too.
-    static let polygonSides = 5...8
-    /// How much straighter than arcs a polygon's sides must be for the stroke to be that
-    /// polygon rather than an ellipse: the RMS distance from the stroke to the best
-    /// polygon's sides, over that from a circle's arcs to the best polygon's sides
-    /// (`arcResidual`), both with the ellipse made a circle.
-    static let straightSideRatio = 0.45
-
-    /// The root-mean-square distance from the unit circle to the best lines through `sides`
-    /// equal arcs of it: each arc of 2α (α = π / sides) strays from its line as cos φ
-    /// strays from its mean over |φ| ≤ α.
-    static func arcResidual(sides: Int) -> Double {
-        let half = Double.pi / Double(sides)
-        let meanCosine = sin(half) / half
-        return (0.5 + sin(2 * half) / (4 * half) - meanCosine * meanCosine).squareRoot()
-    }
-
-    /// The polygon of `polygonSides` sides whose sides the stroke (equally spaced points,
-    /// fitted by `ellipse`) follows straighter, beside arcs, than any other, and by how much
-    /// (its ratio, under `straightSideRatio`); nil when none is that straight. The stroke
-    /// is first mapped so that the ellipse becomes the unit circle (an affine map keeps
-    /// straight lines straight), so a stretched circle is judged as the circle it is.
-    ///
-    /// A side counts only when it was drawn: at least `drawnSidePoints` of the pen's points
-    /// (`pen`) lie along it, away from its ends. Between two pen points far apart (a fast
-    /// loop sampled a dozen times), the stroke is straight because the pen recorded nothing
-    /// there, not because the hand drew a side.
-    static func straightSides(
-        of stroke: [Point], within ellipse: FittedEllipse, straying: Double, drawnBy pen: [Point]
-    ) -> (sides: Int, ratio: Double)? {
-        // A stroke whose points stray from the circle by e (RMS) and from N straight runs by
-        // s lies on arcs that stray from those lines by at most e + s, and arcs of the unit
-        // circle stray from N lines by `arcResidual(N)` at least: the runs can be straighter
-        // than `straightSideRatio` of it only when e exceeds the rest. `straying`, the
-        // stroke's RMS distance from the ellipse, is at most that over the semi-minor axis
-        // on the circle. (Most circles stop here: drawn round, they stray too little.)
-        let sides = polygonSides.filter {
-            straying / ellipse.semiMinor > (1 - straightSideRatio) * arcResidual(sides: $0)
-        }
-        guard !sides.isEmpty else { return nil }
-        let circle = stroke.map(ellipse.onUnitCircle)
-        let partition = StraightRunPartition(closed: circle, fewestRuns: polygonSides.lowerBound)
-        // Only the polygons straighter than `straightSideRatio` are sought: the program gives
-        // up on the rest (every ellipse the stroke passes is tried).
-        var ratios: [(sides: Int, ratio: Double, runs: [Range<Int>])] = []
-        for sides in sides {
-            let most = straightSideRatio * arcResidual(sides: sides)
-            let bound = Double(circle.count) * most * most
-            guard let (runs, residual) = partition.runs(sides, under: bound) else { continue }
-            ratios.append((sides, (residual / Double(circle.count)).squareRoot() / arcResidual(sides: sides), runs))
-        }
-        guard !ratios.isEmpty else { return nil }
-        // Where the pen's points are: the number nearest each sample.
-        var penPoints = [Int](repeating: 0, count: stroke.count)
-        for point in pen {
-            func squared(_ index: Int) -> Double { (stroke[index] - point).dot(stroke[index] - point) }
-            let nearest = stroke.indices.min { squared($0) < squared($1) }!
-            penPoints[nearest] += 1
-        }
-        func isDrawn(_ run: Range<Int>) -> Bool {
-            guard run.count > 2 else { return false }
-            let inside = (run.lowerBound + 1)..<(run.upperBound - 1)
-            return inside.reduce(0) { $0 + penPoints[$1 % stroke.count] } >= drawnSidePoints
-        }
-        return ratios.filter { $0.runs.allSatisfy(isDrawn) }.min { $0.ratio < $1.ratio }.map { ($0.sides, $0.ratio) }
-    }
-
-    /// The fewest pen points a polygon's side holds, away from its ends, to count as drawn
-    /// (`straightSides`).
-    static let drawnSidePoints = 2
-
     /// The least share of `ellipse` that a stroke (`points`, fitted by it) must trace.
     /// People leave up to a fifth of a circle open (`minimumDrawnFraction`), and an ellipse
     /// is a stretched circle: the same opening, a fifth of a turn of eccentric angle, takes
@@ -935,12 +873,28 @@ public enum ShapeRecognizer {
     /// How far into the stroke, from either end, the closed shape may begin or end.
     static let closureReach = 0.3
 
+    /// A lead-in or run-out that keeps a stroke's closed loop from being tried alone
+    /// (`closedLoop`): a point of it lies outside the loop, this far from it (a fraction of
+    /// the stroke's size).
+    struct TailOutsideLoop: Error {
+        /// Whether the point is before the loop (else after it).
+        var isLeadIn: Bool
+        var distance: Double
+
+        /// In words (for `explain`).
+        var description: String {
+            "a point of its \(isLeadIn ? "lead-in" : "run-out"), which would be cut off, lies \(figure(distance)) "
+                + "of the size outside the loop (at most \(rmsTolerance))"
+        }
+    }
+
     /// The closed loop of a stroke (equally spaced points) that begins with a lead-in or
     /// ends with a run-out: the stretch between the two points, one within `closureReach`
     /// of the length from the start and the other from the end, that come closest, resampled;
-    /// nil when these are the stroke's ends, or when a point cut off lies outside the loop
-    /// (closed by the chord between them) and farther from it than `rmsTolerance`.
-    static func closedLoop(of stroke: [Point], size: Double) -> [Point]? {
+    /// nil when these are the stroke's ends; a failure when a point cut off lies outside the
+    /// loop (closed by the chord between them) and farther from it than `rmsTolerance` (the
+    /// first such point).
+    static func closedLoop(of stroke: [Point], size: Double) -> Result<[Point], TailOutsideLoop>? {
         let n = stroke.count
         let reach = Int(closureReach * Double(n - 1))
         guard reach >= 1, n > 2 * reach + 2 else { return nil }
@@ -956,11 +910,14 @@ public enum ShapeRecognizer {
         guard best.first > 0 || best.last < n - 1 else { return nil }
         let loop = Array(stroke[best.first...best.last])
         let closed = loop + [loop[0]]
-        for point in stroke[..<best.first] + stroke[(best.last + 1)...] {
-            guard Self.contains(closed, point) || OutlineMatch.foot(of: point, on: closed).distance <= rmsTolerance * size
-            else { return nil }
+        for (index, point) in zip(stroke.indices, stroke) where index < best.first || index > best.last {
+            guard !Self.contains(closed, point) else { continue }
+            let distance = OutlineMatch.foot(of: point, on: closed).distance
+            guard distance <= rmsTolerance * size else {
+                return .failure(TailOutsideLoop(isLeadIn: index < best.first, distance: distance / size))
+            }
         }
-        return StrokeResampling.resampled(loop, count: sampleCount)
+        return .success(StrokeResampling.resampled(loop, count: sampleCount))
     }
 
     /// Whether the closed polygon `polygon` (first point repeated last) contains `point`
