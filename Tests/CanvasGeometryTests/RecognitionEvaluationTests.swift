@@ -807,10 +807,11 @@ struct RecognitionEvaluationTests {
             ("right_sq_bracket", 0.99), ("star", 0.99), ("v", 1), ("x", 0.99), ("zig_zag", 1),
         ].map { ($0, [.none], nil, $1) }
 
-    /// The strangers' false recognitions as first measured, 57 of 13,714 (0.42 %: checks and
-    /// brackets taken for lines and braces for arrows the most). A change may lower it and
-    /// must not raise it.
-    static let strangersFalseRecognitionLimit = 57.0 / 13714
+    /// The strangers' false recognitions: as first measured, 57 of 13,714 (0.42 %: checks and
+    /// brackets taken for lines and braces for arrows the most); 44 (0.32 %) since an
+    /// arrow's barbs are drawn to about one length (`ArrowFit.barbBalance`). A change may
+    /// lower it and must not raise it.
+    static let strangersFalseRecognitionLimit = 44.0 / 13714
 
     /// The worst stranger's share per class as drawn, as first measured: a floor, as
     /// `worstSubjectFloors` is for the development sets.
@@ -836,8 +837,9 @@ struct RecognitionEvaluationTests {
     ]
 
     /// False recognitions over the strangers' gestures as drawn and changed, but the
-    /// generated polygons, as first measured: 302 of 64,989 (0.46 %).
-    static let strangersChangedFalseRecognitionLimit = 302.0 / 64989
+    /// generated polygons: as first measured, 302 of 64,989 (0.46 %); 275 (0.42 %) since an
+    /// arrow's barbs are drawn to about one length.
+    static let strangersChangedFalseRecognitionLimit = 275.0 / 64989
 
     @Test(.enabled(if: isStrangersPresent, "CANVAS_STRANGERS does not name the converted collections"))
     func recognitionOnStrangersDrawingTheDollarGestures() throws {

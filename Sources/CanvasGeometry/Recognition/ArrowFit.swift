@@ -29,6 +29,11 @@ struct ArrowFit {
     /// Barbs must point back along the shaft, each between these angles from `axis`
     /// (radians): a head, not a cross-bar or a hook folding back.
     static let barbAngles = (10.0 * Double.pi / 180)...(80.0 * Double.pi / 180)
+    /// The shorter barb must be at least this fraction of the longer: a head's two barbs
+    /// are drawn to about one length (the development subjects' shorter barb is 0.42 of
+    /// the longer at least, 0.84 in the median), where a brace's curl or the hook that
+    /// ends a letter, read as barbs, are not.
+    static let barbBalance = 1.0 / 3
 
     /// Every arrow reading of the stroke (equally spaced points) whose shaft strays at most
     /// `maximumBow` from straight and whose head is plausible: barbs on opposite sides of
@@ -120,6 +125,8 @@ struct ArrowFit {
                 return lengths.contains(arm.length) && barbAngles.contains(abs(atan2(axis.cross(arm), axis.dot(arm))))
             }
             guard isBarb(first), isBarb(second) else { return [] }
+            let (firstLength, secondLength) = (first.distance(to: tip), second.distance(to: tip))
+            guard min(firstLength, secondLength) >= barbBalance * max(firstLength, secondLength) else { return [] }
             // The head reaches back along the shaft no farther than its barbs, give or take
             // what the shaft may bow: beyond, the stroke runs back down the shaft (a star whose
             // first three edges read as a shaft and a head).

@@ -664,7 +664,8 @@ public enum ShapeRecognizer {
             note(
                 .arrow,
                 "no arrow reading: no tip (a turn sharper than 60° past the first tenth), a bowed shaft, "
-                    + "barbs that do not point back along the shaft from both sides, or a head running back down it")
+                    + "barbs that do not point back along the shaft from both sides, one barb under a third of the "
+                    + "other, or a head running back down it")
         }
         result += arrows
         // When no shape passes (but a parallelogram, the last resort), the closed shapes again
