@@ -958,27 +958,29 @@ struct RecognitionTests {
     }
 
     /// A random arrow's pen and head, as the arrow tests draw them: the shaft from the
-    /// origin to `tip`, 200–600 long in any direction, the pen's jitter `jitter` of it;
-    /// `back`, a barb pointing straight back from the tip, `barbs` of the shaft long; and
-    /// the barbs' `spread` from it (radians).
+    /// origin to `tip`, `length` 200–600 in any direction, the pen's jitter `jitter` of it;
+    /// `back`, a barb pointing straight back from the tip, `barb` long (`barbs` of the
+    /// shaft); and the barbs' `spread` from it (radians).
     static func arrowHead(
         seed: UInt64, jitter: Double, barbs: ClosedRange<Double>, spread: ClosedRange<Double>
-    ) -> (pen: SyntheticPen, head: (tip: Point, back: Point, spread: Double)) {
+    ) -> (pen: SyntheticPen, head: (length: Double, tip: Point, barb: Double, back: Point, spread: Double)) {
         var pen = SyntheticPen(seed: seed, jitter: 0)
         let length = pen.random(in: 200...600)
         pen.jitter = jitter * length
         let direction = pen.random(in: 0...(2 * .pi))
         let tip = rotated(Point(x: length, y: 0), by: direction)
-        let back = rotated(Point(x: -length * pen.random(in: barbs), y: 0), by: direction)
-        return (pen, (tip, back, pen.random(in: spread)))
+        let barb = length * pen.random(in: barbs)
+        let back = rotated(Point(x: -barb, y: 0), by: direction)
+        return (pen, (length, tip, barb, back, pen.random(in: spread)))
     }
 
     /// An arrow's barbs are drawn to about one length (`ArrowFit.barbBalance`): drawn
     /// alike but for the second barb's length, a head whose shorter barb is 0.4 of the
     /// longer or more is an arrow, and one 0.22–0.28 of it is not (a brace's curl and
     /// lower half, read as barbs, are as unlike; the shorter still over the least barb,
-    /// a tenth of the shaft), and `explain` names the test. Any direction and size, barbs
-    /// 0.5–0.7 of the shaft, spread 25°–45°.
+    /// a tenth of the shaft), and `explain`'s note on finding no arrow reading names the
+    /// test among its causes. Any direction and size, barbs 0.5–0.7 of the shaft, spread
+    /// 25°–45°.
     @Test(arguments: seeds.prefix(24)) func anArrowsBarbsAreDrawnToAboutOneLength(seed: UInt64) {
         var (pen, head) = Self.arrowHead(seed: seed, jitter: 0.002, barbs: 0.5...0.7, spread: 0.45...0.8)
         func arrow(secondBarb share: Double) -> [Point] {
@@ -1001,8 +1003,7 @@ struct RecognitionTests {
     /// refused before the rounded hook was cut, issue 14).
     @Test(arguments: seeds.prefix(40)) func anArrowWhoseLastBarbCurlsAsThePenLifts(seed: UInt64) {
         var (pen, head) = Self.arrowHead(seed: seed, jitter: 0.003, barbs: 0.25...0.4, spread: 0.5...0.75)
-        let (tip, back, spread, length) = (head.tip, head.back, head.spread, head.tip.length)
-        let barb = back.length
+        let (length, tip, barb, back, spread) = head
         let (left, right) = (tip + rotated(back, by: spread), tip + rotated(back, by: -spread))
         // The curl: an arc of radius 0.4 barbs turning away from the shaft, in 12 steps.
         let heading = atan2((right - tip).y, (right - tip).x)

@@ -118,19 +118,21 @@ struct ArrowFit {
                         >= points[headStart].distance(to: tip) + minimumBarb * shaftLength
                 else { return [] }
             }
-            // Barbs no longer than the shaft, which is what makes it the shaft.
+            // Barbs no longer than the shaft, which is what makes it the shaft, and drawn to
+            // about one length.
             let lengths = (minimumBarb * shaftLength)...shaftLength
-            func isBarb(_ barb: Point) -> Bool {
-                let arm = barb - tip
-                return lengths.contains(arm.length) && barbAngles.contains(abs(atan2(axis.cross(arm), axis.dot(arm))))
+            let (firstArm, secondArm) = (first - tip, second - tip)
+            let (firstLength, secondLength) = (firstArm.length, secondArm.length)
+            func isBarb(_ arm: Point, length: Double) -> Bool {
+                lengths.contains(length) && barbAngles.contains(abs(atan2(axis.cross(arm), axis.dot(arm))))
             }
-            guard isBarb(first), isBarb(second) else { return [] }
-            let (firstLength, secondLength) = (first.distance(to: tip), second.distance(to: tip))
-            guard min(firstLength, secondLength) >= barbBalance * max(firstLength, secondLength) else { return [] }
+            guard isBarb(firstArm, length: firstLength), isBarb(secondArm, length: secondLength),
+                min(firstLength, secondLength) >= barbBalance * max(firstLength, secondLength)
+            else { return [] }
             // The head reaches back along the shaft no farther than its barbs, give or take
             // what the shaft may bow: beyond, the stroke runs back down the shaft (a star whose
             // first three edges read as a shaft and a head).
-            guard farthestBack <= max(axis.dot(first - tip), axis.dot(second - tip)) + maximumBow else { return [] }
+            guard farthestBack <= max(axis.dot(firstArm), axis.dot(secondArm)) + maximumBow else { return [] }
             let open = ArrowFit(
                 tail: tail, tip: tip, barbs: (first, second), axis: axis,
                 drawnSides: [Array(shaft), [tip, first], [tip, second]])
