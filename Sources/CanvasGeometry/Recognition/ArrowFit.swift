@@ -35,6 +35,84 @@ struct ArrowFit {
     /// ends a letter, read as barbs, are not.
     static let barbBalance = 1.0 / 3
 
+    /// Why a stroke has no arrow reading with its head at one end: the first test the
+    /// reading fails, with its figures and the tolerance (lengths in the stroke's units).
+    /// The cases are in the order the tests are made (`stage`).
+    enum Refusal: Error, Equatable {
+        /// No turn sharper than `sharpTurn` (radians) past `hookLength` of the stroke.
+        case noTip(sharpTurn: Double, hookLength: Double)
+        /// A point of the shaft (the first) strays `stray` from the chord from the tail to the
+        /// tip, more than `most`.
+        case bowedShaft(stray: Double, most: Double)
+        /// The shaft's last quarter ends where it starts: no direction to read the head about.
+        case shaftWithoutDirection
+        /// The tip sought at the head's forwardmost point: none lies ahead of its first sharp turn.
+        case noPointAhead
+        /// Every point of the head lies on one side of the shaft.
+        case headOnOneSide
+        /// The tip sought at the head's forwardmost point: the first barb was not drawn out
+        /// and back past the first sharp turn before it, or the second not after it.
+        case barbsNotAroundForwardmostTip
+        /// Barb `barb` (0 the first drawn) is `ratio` of the shaft's length, outside `range`.
+        case barbLength(barb: Int, ratio: Double, range: ClosedRange<Double>)
+        /// Barb `barb` points `angle` (radians) from the shaft, outside `ArrowFit.barbAngles`.
+        case barbAngle(barb: Int, angle: Double)
+        /// The shorter barb is `ratio` of the longer, under `ArrowFit.barbBalance`.
+        case unbalancedBarbs(ratio: Double)
+        /// The head reaches `beyond` farther back along the shaft than its barbs, more than `most`.
+        case runsBackDownTheShaft(beyond: Double, most: Double)
+
+        /// How far through the tests the reading came: the refusal of a later test says
+        /// more about a stroke that nearly is an arrow.
+        var stage: Int {
+            switch self {
+            case .noTip: 0
+            case .bowedShaft: 1
+            case .shaftWithoutDirection: 2
+            case .noPointAhead: 3
+            case .headOnOneSide: 4
+            case .barbsNotAroundForwardmostTip: 5
+            case .barbLength: 6
+            case .barbAngle: 7
+            case .unbalancedBarbs: 8
+            case .runsBackDownTheShaft: 9
+            }
+        }
+
+        /// The refusal in words, lengths as fractions of `size` (the stroke's).
+        func description(size: Double) -> String {
+            func figure(_ fraction: Double) -> String { ShapeRecognizer.figure(fraction) }
+            func degrees(_ angle: Double) -> Int { ShapeRecognizer.degrees(angle) }
+            func barb(_ index: Int) -> String { index == 0 ? "the first barb" : "the second barb" }
+            return switch self {
+            case .noTip(let sharpTurn, let hookLength):
+                "no tip: no turn sharper than \(degrees(sharpTurn))° past the first "
+                    + "\(Int((100 * hookLength).rounded())) % of the stroke"
+            case .bowedShaft(let stray, let most):
+                "the shaft bows: a point of it lies \(figure(stray / size)) of the size from straight "
+                    + "(at most \(figure(most / size)))"
+            case .shaftWithoutDirection: "the shaft has no direction at the tip"
+            case .noPointAhead: "no point of the head lies ahead of its first sharp turn"
+            case .headOnOneSide: "the head lies on one side of the shaft"
+            case .barbsNotAroundForwardmostTip:
+                "the head's forwardmost point is not between its barbs (the first drawn out and back past "
+                    + "the shaft's end before it, the second after it)"
+            case .barbLength(let index, let ratio, let range):
+                "\(barb(index)) is \(figure(ratio)) of the shaft's length "
+                    + "(\(figure(range.lowerBound))–\(figure(range.upperBound)))"
+            case .barbAngle(let index, let angle):
+                "\(barb(index)) points \(degrees(angle))° away from the shaft "
+                    + "(\(degrees(ArrowFit.barbAngles.lowerBound))–\(degrees(ArrowFit.barbAngles.upperBound))° "
+                    + "back along it)"
+            case .unbalancedBarbs(let ratio):
+                "the shorter barb is \(figure(ratio)) of the longer (at least \(figure(ArrowFit.barbBalance)))"
+            case .runsBackDownTheShaft(let beyond, let most):
+                "the head runs back down the shaft \(figure(beyond / size)) of the size beyond its barbs "
+                    + "(at most \(figure(most / size)))"
+            }
+        }
+    }
+
     /// Every arrow reading of the stroke (equally spaced points) whose shaft strays at most
     /// `maximumBow` from straight and whose head is plausible: barbs on opposite sides of
     /// the shaft, pointing back along it, no longer than it, and no point of the head
@@ -52,16 +130,28 @@ struct ArrowFit {
         _ stroke: [Point], hookLength: Double, sharpTurn: Double, maximumBow: Double, headLast: Bool = true,
         headFirst: Bool = true, forwardmostTip: Bool = false, minimumBarb: Double = minimumBarbRatio
     ) -> [ArrowFit] {
+        readings(
+            stroke, hookLength: hookLength, sharpTurn: sharpTurn, maximumBow: maximumBow, headLast: headLast,
+            headFirst: headFirst, forwardmostTip: forwardmostTip, minimumBarb: minimumBarb
+        ).fits
+    }
+
+    /// The readings `candidates` gives and, for each end the head was looked for at where
+    /// it gives none, why: `headLast` at the stroke's end, `headFirst` at its start.
+    static func readings(
+        _ stroke: [Point], hookLength: Double, sharpTurn: Double, maximumBow: Double, headLast: Bool = true,
+        headFirst: Bool = true, forwardmostTip: Bool = false, minimumBarb: Double = minimumBarbRatio
+    ) -> (fits: [ArrowFit], headLast: Refusal?, headFirst: Refusal?) {
         let filter = StrokeResampling.SharpTurnFilter(angle: sharpTurn)
-        /// The readings with the head at the end of `points`.
-        func readings(_ points: [Point]) -> [ArrowFit] {
+        /// The readings with the head at the end of `points`, or the first test they fail.
+        func readings(_ points: [Point]) -> Result<[ArrowFit], Refusal> {
             let start = max(StrokeResampling.turnReach, Int(hookLength * Double(points.count - 1)))
             guard start < points.count - StrokeResampling.turnReach,
                 var tipIndex = (start..<(points.count - StrokeResampling.turnReach)).first(where: {
                     filter.mayTurn(points, at: $0)
                         && StrokeResampling.turn(of: points, at: $0) > sharpTurn
                 })
-            else { return [] }
+            else { return .failure(.noTip(sharpTurn: sharpTurn, hookLength: hookLength)) }
             // Climb to the sharpest point of the turn.
             while tipIndex + 1 < points.count - StrokeResampling.turnReach,
                 StrokeResampling.turn(of: points, at: tipIndex + 1) > StrokeResampling.turn(of: points, at: tipIndex)
@@ -70,14 +160,19 @@ struct ArrowFit {
             }
             let tail = points[0]
             let shaft = points[...tipIndex]
-            /// Whether the shaft strays at most `maximumBow` from the chord from the tail to `end`.
-            func isStraight(to end: Point) -> Bool {
-                shaft.allSatisfy { OutlineMatch.distance(of: $0, toSegmentFrom: tail, to: end) <= maximumBow }
+            /// Nil when the shaft strays at most `maximumBow` from the chord from the tail to
+            /// `end`; else the refusal, with the first point's distance beyond it.
+            func bow(to end: Point) -> Refusal? {
+                for point in shaft {
+                    let distance = OutlineMatch.distance(of: point, toSegmentFrom: tail, to: end)
+                    if !(distance <= maximumBow) { return .bowedShaft(stray: distance, most: maximumBow) }
+                }
+                return nil
             }
-            guard isStraight(to: points[tipIndex]) else { return [] }
+            if let bowed = bow(to: points[tipIndex]) { return .failure(bowed) }
             // The shaft's last quarter gives the axis the head is drawn about.
             let toShaft = points[tipIndex - max(1, tipIndex / 4)] - points[tipIndex]
-            guard toShaft.length > 0 else { return [] }
+            guard toShaft.length > 0 else { return .failure(.shaftWithoutDirection) }
             let axis = toShaft / toShaft.length
             // The head begins at the first sharp turn. The tip is that turn or, with
             // `forwardmostTip`, the head's point farthest forward along the axis: a head drawn
@@ -88,7 +183,8 @@ struct ArrowFit {
                 let ahead = points[headStart...].indices.min {
                     axis.dot(points[$0] - points[headStart]) < axis.dot(points[$1] - points[headStart])
                 }!
-                guard ahead != headStart, isStraight(to: points[ahead]) else { return [] }
+                guard ahead != headStart else { return .failure(.noPointAhead) }
+                if let bowed = bow(to: points[ahead]) { return .failure(bowed) }
                 tipIndex = ahead
             }
             let tip = points[tipIndex]
@@ -103,7 +199,7 @@ struct ArrowFit {
                 if offset < least { (farthestOtherWay, least) = (index, offset) }
                 farthestBack = max(farthestBack, axis.dot(points[index] - tip))
             }
-            guard most > 0, least < 0 else { return [] }
+            guard most > 0, least < 0 else { return .failure(.headOnOneSide) }
             let (firstIndex, secondIndex) = (
                 min(farthestOneWay, farthestOtherWay), max(farthestOneWay, farthestOtherWay)
             )
@@ -116,34 +212,57 @@ struct ArrowFit {
                 guard firstIndex < tipIndex, tipIndex < secondIndex,
                     first.distance(to: tip)
                         >= points[headStart].distance(to: tip) + minimumBarb * shaftLength
-                else { return [] }
+                else { return .failure(.barbsNotAroundForwardmostTip) }
             }
             // Barbs no longer than the shaft, which is what makes it the shaft, and drawn to
             // about one length.
             let lengths = (minimumBarb * shaftLength)...shaftLength
             let (firstArm, secondArm) = (first - tip, second - tip)
             let (firstLength, secondLength) = (firstArm.length, secondArm.length)
-            func isBarb(_ arm: Point, length: Double) -> Bool {
-                lengths.contains(length) && barbAngles.contains(abs(atan2(axis.cross(arm), axis.dot(arm))))
+            /// Why barb `barb` (0 the first drawn), `arm` from the tip, is no barb; nil when it is one.
+            func barbRefusal(_ barb: Int, _ arm: Point, length: Double) -> Refusal? {
+                guard lengths.contains(length) else {
+                    return .barbLength(barb: barb, ratio: length / shaftLength, range: minimumBarb...1)
+                }
+                let angle = abs(atan2(axis.cross(arm), axis.dot(arm)))
+                return barbAngles.contains(angle) ? nil : .barbAngle(barb: barb, angle: angle)
             }
-            guard isBarb(firstArm, length: firstLength), isBarb(secondArm, length: secondLength),
-                min(firstLength, secondLength) >= barbBalance * max(firstLength, secondLength)
-            else { return [] }
+            if let refusal = barbRefusal(0, firstArm, length: firstLength)
+                ?? barbRefusal(1, secondArm, length: secondLength)
+            {
+                return .failure(refusal)
+            }
+            let (shorter, longer) = (min(firstLength, secondLength), max(firstLength, secondLength))
+            guard shorter >= barbBalance * longer else { return .failure(.unbalancedBarbs(ratio: shorter / longer)) }
             // The head reaches back along the shaft no farther than its barbs, give or take
             // what the shaft may bow: beyond, the stroke runs back down the shaft (a star whose
             // first three edges read as a shaft and a head).
-            guard farthestBack <= max(axis.dot(firstArm), axis.dot(secondArm)) + maximumBow else { return [] }
+            let barbsBack = max(axis.dot(firstArm), axis.dot(secondArm))
+            guard farthestBack <= barbsBack + maximumBow else {
+                return .failure(.runsBackDownTheShaft(beyond: farthestBack - barbsBack, most: maximumBow))
+            }
             let open = ArrowFit(
                 tail: tail, tip: tip, barbs: (first, second), axis: axis,
                 drawnSides: [Array(shaft), [tip, first], [tip, second]])
             var closed = open
             closed.drawnSides.append([first, second])
-            return [open, closed]
+            return .success([open, closed])
         }
         var fits: [ArrowFit] = []
-        if headLast { fits += readings(stroke) }
-        if headFirst { fits += readings(stroke.reversed()) }
-        return fits
+        var refusals: (headLast: Refusal?, headFirst: Refusal?) = (nil, nil)
+        if headLast {
+            switch readings(stroke) {
+            case .success(let found): fits += found
+            case .failure(let refusal): refusals.headLast = refusal
+            }
+        }
+        if headFirst {
+            switch readings(stroke.reversed()) {
+            case .success(let found): fits += found
+            case .failure(let refusal): refusals.headFirst = refusal
+            }
+        }
+        return (fits, refusals.headLast, refusals.headFirst)
     }
 
     /// Whether this reading's head is closed: the stroke runs across the barbs' ends.

@@ -41,6 +41,73 @@ struct ElbowArrowFit {
         zip(drawnBends, drawnBends.dropFirst()).map { [$0, $1] } + arrow.drawnSides
     }
 
+    /// Why a reading of the stroke as an elbow arrow was not made: the first test it fails,
+    /// with its figures and the tolerance (lengths in the stroke's units), in the order the
+    /// tests are made (`stage`).
+    enum Refusal: Error, Equatable {
+        /// Fewer than two sharp turns (a bend and the tip) past the first `hookLength` of the
+        /// stroke: `turns` of them.
+        case tooFewTurns(turns: Int, hookLength: Double)
+        /// Bend `bend` (1 the first) turns `angle` (radians) from the run before it to the run
+        /// after (the last bend: to the run towards the next sharp turn), farther than
+        /// `squareness` from a right angle.
+        case bendNotSquare(bend: Int, angle: Double, squareness: Double)
+        /// A point of run `run` (1 the first; the runs before the arrow's shaft) strays
+        /// `stray` from the chord between its ends, more than `most`.
+        case bowedRun(run: Int, stray: Double, most: Double)
+        /// The stroke from the last bend is no straight arrow.
+        case noArrow(ArrowFit.Refusal)
+        /// The arrow's shaft turns `angle` (radians) from the run before it, farther than
+        /// `squareness` from a right angle.
+        case shaftNotSquare(angle: Double, squareness: Double)
+
+        /// How far through the tests the reading came (an arrow's refusal by its own stage).
+        var stage: Int {
+            switch self {
+            case .tooFewTurns: 0
+            case .bendNotSquare: 1
+            case .bowedRun: 2
+            case .noArrow(let refusal): 10 + refusal.stage
+            case .shaftNotSquare: 30
+            }
+        }
+
+        /// The refusal in words, lengths as fractions of `size` (the stroke's).
+        func description(size: Double) -> String {
+            func degrees(_ angle: Double) -> Int { ShapeRecognizer.degrees(angle) }
+            return switch self {
+            case .tooFewTurns(let turns, let hookLength):
+                (turns == 0 ? "no sharp turn" : "only \(turns) sharp turn")
+                    + " past the first \(Int((100 * hookLength).rounded())) % of the stroke "
+                    + "(a bend and the tip need two)"
+            case .bendNotSquare(let bend, let angle, let squareness):
+                "bend \(bend) turns \(degrees(angle))° (90° ± \(degrees(squareness))°)"
+            case .bowedRun(let run, let stray, let most):
+                "run \(run) bows: a point of it lies \(ShapeRecognizer.figure(stray / size)) of the size from "
+                    + "straight (at most \(ShapeRecognizer.figure(most / size)))"
+            case .noArrow(let refusal): "from the last bend, " + refusal.description(size: size)
+            case .shaftNotSquare(let angle, let squareness):
+                "the arrow's shaft turns \(degrees(angle))° from the run before it (90° ± \(degrees(squareness))°)"
+            }
+        }
+    }
+
+    /// A reading refused: how many bends it had (none when the stroke turns too few times),
+    /// whether the stroke from its last bend was resampled on its own, and why.
+    struct RefusedReading: Equatable {
+        var bends: Int
+        var resampled: Bool
+        var refusal: Refusal
+
+        /// The reading and its refusal in words, lengths as fractions of `size`.
+        func description(size: Double) -> String {
+            let bent = bends == 1 ? "bent once" : bends == 2 ? "bent twice" : "\(bends) bends"
+            let resampling = resampled ? ", the stroke from its last bend resampled" : ""
+            let reading = bends == 0 ? "" : " (\(bent)\(resampling))"
+            return reading + ", " + refusal.description(size: size)
+        }
+    }
+
     /// Every elbow arrow reading of the stroke (equally spaced points): its first one or two
     /// sharp turns (`sharpTurn`, radians) beyond `hookLength` of it are bends, each run
     /// before them strays at most `maximumBow` from straight, the rest from the last bend
@@ -56,6 +123,32 @@ struct ElbowArrowFit {
         _ stroke: [Point], drawn: [Point], hookLength: Double, sharpTurn: Double, maximumBow: Double,
         squareness: Double
     ) -> [ElbowArrowFit] {
+        readings(
+            stroke, drawn: drawn, hookLength: hookLength, sharpTurn: sharpTurn, maximumBow: maximumBow,
+            squareness: squareness
+        ).fits
+    }
+
+    /// The readings `candidates` gives and, when it gives none, for each end the head was
+    /// looked for at (`headLast`: the stroke's end; `headFirst`: its start) the reading that
+    /// came furthest through the tests (the first of those), refused.
+    static func readings(
+        _ stroke: [Point], drawn: [Point], hookLength: Double, sharpTurn: Double, maximumBow: Double,
+        squareness: Double
+    ) -> (fits: [ElbowArrowFit], headLast: RefusedReading?, headFirst: RefusedReading?) {
+        var furthest: (headLast: RefusedReading?, headFirst: RefusedReading?) = (nil, nil)
+        /// Keeps `refusal` of a reading when it came further than the one kept for its end.
+        func refuse(_ refusal: Refusal, bends: Int, resampled: Bool = false, reversed: Bool) {
+            let reading = RefusedReading(bends: bends, resampled: resampled, refusal: refusal)
+            func isFurther(than kept: RefusedReading?) -> Bool {
+                kept.map { $0.refusal.stage < refusal.stage } ?? true
+            }
+            if reversed {
+                if isFurther(than: furthest.headFirst) { furthest.headFirst = reading }
+            } else if isFurther(than: furthest.headLast) {
+                furthest.headLast = reading
+            }
+        }
         let length = StrokeResampling.length(of: drawn)
         /// The stroke as drawn from sample `index` of the whole on (of the whole reversed when
         /// `reversed`), resampled to as many points as the whole; nil when it has no length.
@@ -65,10 +158,10 @@ struct ElbowArrowFit {
             let rest = StrokeResampling.resampled(stretch, count: stroke.count)
             return rest.isEmpty ? nil : rest
         }
+        /// The turn from `a` to `b` (radians, 0–π).
+        func turn(_ a: Point, _ b: Point) -> Double { abs(atan2(a.cross(b), a.dot(b))) }
         /// Whether the turn from `a` to `b` is within `squareness` of a right angle.
-        func isSquare(_ a: Point, _ b: Point) -> Bool {
-            abs(abs(atan2(a.cross(b), a.dot(b))) - Double.pi / 2) <= squareness
-        }
+        func isSquare(_ a: Point, _ b: Point) -> Bool { abs(turn(a, b) - Double.pi / 2) <= squareness }
         /// A reading's shaft: the samples it is read on (the whole stroke, or the whole
         /// reversed for a head drawn first), its tail and bends (their indices) with runs that
         /// pass, and which way round.
@@ -76,6 +169,9 @@ struct ElbowArrowFit {
         /// The shafts of `points` bent once and twice whose bends and runs pass.
         func shafts(_ points: [Point], reversed: Bool) -> [Shaft] {
             let turns = sharpTurns(of: points, from: Int(hookLength * Double(points.count - 1)), sharperThan: sharpTurn)
+            if turns.count < 2 {
+                refuse(.tooFewTurns(turns: turns.count, hookLength: hookLength), bends: 0, reversed: reversed)
+            }
             var shafts: [Shaft] = []
             for bendCount in 1...maximumBends where bendCount < turns.count {
                 // Bend k's sample (bend 0 is the tail), and the chord of the run from it: tested
@@ -84,28 +180,50 @@ struct ElbowArrowFit {
                 func chord(_ k: Int) -> Point { points[bend(k + 1)] - points[bend(k)] }
                 // Every bend square, the last to the run towards the next sharp turn (where the
                 // tip is, or its blur when the head is a sample or two).
-                guard (0..<bendCount).allSatisfy({ isSquare(chord($0), chord($0 + 1)) }),
-                    (0..<bendCount).allSatisfy({ k in
+                if let k = (0..<bendCount).first(where: { !isSquare(chord($0), chord($0 + 1)) }) {
+                    let angle = turn(chord(k), chord(k + 1))
+                    refuse(
+                        .bendNotSquare(bend: k + 1, angle: angle, squareness: squareness), bends: bendCount,
+                        reversed: reversed)
+                    continue
+                }
+                /// The first run that strays beyond `maximumBow`, refused; nil when none does.
+                func bowedRun() -> Refusal? {
+                    for k in 0..<bendCount {
                         let (start, end) = (points[bend(k)], points[bend(k + 1)])
-                        return points[bend(k)...bend(k + 1)].allSatisfy {
-                            OutlineMatch.distance(of: $0, toSegmentFrom: start, to: end) <= maximumBow
+                        for point in points[bend(k)...bend(k + 1)] {
+                            let stray = OutlineMatch.distance(of: point, toSegmentFrom: start, to: end)
+                            if !(stray <= maximumBow) { return .bowedRun(run: k + 1, stray: stray, most: maximumBow) }
                         }
-                    })
-                else { continue }
+                    }
+                    return nil
+                }
+                if let bowed = bowedRun() {
+                    refuse(bowed, bends: bendCount, reversed: reversed)
+                    continue
+                }
                 shafts.append((points, (0...bendCount).map(bend), reversed))
             }
             return shafts
         }
-        /// The fits of `shaft` with the arrow read on `rest`, the stroke from its last bend.
-        func fits(_ shaft: Shaft, _ rest: [Point]) -> [ElbowArrowFit] {
+        /// The fits of `shaft` with the arrow read on `rest`, the stroke from its last bend
+        /// (`resampled` on its own or not).
+        func fits(_ shaft: Shaft, _ rest: [Point], resampled: Bool) -> [ElbowArrowFit] {
             let (points, bends) = (shaft.points, shaft.bends)
             let lastChord = points[bends[bends.count - 1]] - points[bends[bends.count - 2]]
-            return ArrowFit.candidates(
+            let arrows = ArrowFit.readings(
                 rest, hookLength: hookLength, sharpTurn: sharpTurn, maximumBow: maximumBow, headFirst: false,
-                minimumBarb: minimumBarbRatio
-            )
-            .filter { isSquare(lastChord, $0.tip - $0.tail) }
-            .map { arrow in
+                minimumBarb: minimumBarbRatio)
+            if let refusal = arrows.headLast {
+                refuse(.noArrow(refusal), bends: bends.count - 1, resampled: resampled, reversed: shaft.reversed)
+            }
+            let square = arrows.fits.filter { isSquare(lastChord, $0.tip - $0.tail) }
+            if square.isEmpty, let arrow = arrows.fits.first {
+                refuse(
+                    .shaftNotSquare(angle: turn(lastChord, arrow.tip - arrow.tail), squareness: squareness),
+                    bends: bends.count - 1, resampled: resampled, reversed: shaft.reversed)
+            }
+            return square.map { arrow in
                 ElbowArrowFit(
                     drawnBends: bends.map { points[$0] },
                     runs: zip(bends, bends.dropFirst()).map { points[$0...$1] }, arrow: arrow)
@@ -114,11 +232,14 @@ struct ElbowArrowFit {
         let all = shafts(stroke, reversed: false) + shafts(stroke.reversed(), reversed: true)
         // The whole stroke's samples from the last bend first; when no reading makes an arrow
         // of them, each stretch resampled on its own.
-        let found = all.flatMap { fits($0, Array($0.points[$0.bends[$0.bends.count - 1]...])) }
-        guard found.isEmpty else { return found }
-        return all.flatMap { shaft in
-            rest(from: shaft.bends[shaft.bends.count - 1], reversed: shaft.reversed).map { fits(shaft, $0) } ?? []
+        let found = all.flatMap { fits($0, Array($0.points[$0.bends[$0.bends.count - 1]...]), resampled: false) }
+        guard found.isEmpty else { return (found, nil, nil) }
+        let resampled = all.flatMap { shaft in
+            rest(from: shaft.bends[shaft.bends.count - 1], reversed: shaft.reversed).map {
+                fits(shaft, $0, resampled: true)
+            } ?? []
         }
+        return resampled.isEmpty ? (resampled, furthest.headLast, furthest.headFirst) : (resampled, nil, nil)
     }
 
     /// The indices of the stroke's sharp turns from sample `start` on, each at its sharpest

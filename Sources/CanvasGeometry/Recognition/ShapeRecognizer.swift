@@ -237,10 +237,15 @@ public enum ShapeRecognizer {
                 "the closed loop of the curve through the pen's points (its lead-in or run-out cut off)"
             case .finelySampled: "the whole stroke, sampled \(ElbowArrowFit.fineness) times as finely"
             case .arrow(let hookCut, let forwardmostTip, let closedHead):
-                (hookCut ? "the stroke, the hook at its head's end cut off" : "the whole stroke")
-                    + (forwardmostTip ? ", the tip at the head's forwardmost point" : "")
+                Self.arrowReading(hookCut: hookCut, forwardmostTip: forwardmostTip)
                     + (closedHead ? ", a closed head" : ", an open head")
             }
+        }
+
+        /// An arrow's reading in words: what it was read on and where its tip was sought.
+        static func arrowReading(hookCut: Bool, forwardmostTip: Bool) -> String {
+            (hookCut ? "the stroke, the hook at its head's end cut off" : "the whole stroke")
+                + (forwardmostTip ? ", the tip at the head's forwardmost point" : "")
         }
     }
 
@@ -621,10 +626,26 @@ public enum ShapeRecognizer {
                     fittedTo: .arrow(hookCut: hookCut, forwardmostTip: forwardmostTip, closedHead: arrow.hasClosedHead))
             }
         }
-        var arrows = arrowCandidates(
-            ArrowFit.candidates(
-                whole, hookLength: hookLength, sharpTurn: sharpTurn, maximumBow: distanceTolerance * wholeSize),
-            of: whole, size: wholeSize)
+        /// Why the readings of the stroke as an arrow gave none (for `explain`): each
+        /// reading in words, the end its head was looked for at, and the first test it failed.
+        var arrowRefusals: [(reading: String, headLast: Bool, refusal: ArrowFit.Refusal)] = []
+        /// The arrows read from `points`, their refusals noted.
+        func arrowFits(
+            _ points: [Point], headLast: Bool = true, headFirst: Bool = true, hookCut: Bool = false,
+            forwardmostTip: Bool = false
+        ) -> [ArrowFit] {
+            let found = ArrowFit.readings(
+                points, hookLength: hookLength, sharpTurn: sharpTurn, maximumBow: distanceTolerance * wholeSize,
+                headLast: headLast, headFirst: headFirst, forwardmostTip: forwardmostTip)
+            if !decidingOnly {
+                let reading = FittedTo.arrowReading(hookCut: hookCut, forwardmostTip: forwardmostTip)
+                for (isLast, refusal) in [(true, found.headLast), (false, found.headFirst)] {
+                    if let refusal { arrowRefusals.append((reading, isLast, refusal)) }
+                }
+            }
+            return found.fits
+        }
+        var arrows = arrowCandidates(arrowFits(whole), of: whole, size: wholeSize)
         // When no reading of the whole stroke passes, more: the tip at the head's
         // forwardmost point (a "<" drawn after the shaft, which the shaft meets short of its
         // point), and the head's end without the hook the pen makes as it lifts after the
@@ -645,10 +666,9 @@ public enum ShapeRecognizer {
                 trimmedSizes.append(nil)
             }
             for reading in readings {
-                let fits = ArrowFit.candidates(
-                    reading.points, hookLength: hookLength, sharpTurn: sharpTurn,
-                    maximumBow: distanceTolerance * wholeSize, headLast: reading.headLast,
-                    headFirst: reading.headFirst, forwardmostTip: reading.forwardmostTip)
+                let fits = arrowFits(
+                    reading.points, headLast: reading.headLast, headFirst: reading.headFirst,
+                    hookCut: reading.trimmed >= 0, forwardmostTip: reading.forwardmostTip)
                 guard !fits.isEmpty else { continue }
                 var size = wholeSize
                 if reading.trimmed >= 0 {
@@ -661,11 +681,7 @@ public enum ShapeRecognizer {
             }
         }
         if arrows.isEmpty {
-            note(
-                .arrow,
-                "no arrow reading: no tip (a turn sharper than 60° past the first tenth), a bowed shaft, "
-                    + "barbs that do not point back along the shaft from both sides, one barb under a third of the "
-                    + "other, or a head running back down it")
+            note(.arrow, "no arrow reading: " + Self.describe(arrowRefusals, size: wholeSize))
         }
         result += arrows
         // When no shape passes (but a parallelogram, the last resort), the closed shapes again
@@ -728,10 +744,10 @@ public enum ShapeRecognizer {
             // sample or two of the whole, too few to trace its barbs).
             var elbows: [Candidate] = []
             var fits: [(fit: ElbowArrowFit, polyline: [Point])] = []
-            for fit in ElbowArrowFit.candidates(
+            let readings = ElbowArrowFit.readings(
                 whole, drawn: points, hookLength: hookLength, sharpTurn: sharpTurn,
                 maximumBow: distanceTolerance * wholeSize, squareness: skewTolerance)
-            {
+            for fit in readings.fits {
                 guard let polyline = fit.squaredPolyline else { continue }
                 fits.append((fit, polyline))
                 elbows.append(
@@ -751,8 +767,13 @@ public enum ShapeRecognizer {
             if elbows.isEmpty {
                 note(
                     .elbowArrow,
-                    "no elbow arrow reading: no bend (a sharp turn past the first tenth) followed by an arrow, "
-                        + "a bowed run, or a bend more than \(degrees(skewTolerance))° from square")
+                    "no elbow arrow reading: "
+                        + [
+                            ("with the head at the stroke's end", readings.headLast),
+                            ("with the head at its start", readings.headFirst),
+                        ]
+                        .compactMap { end, refused in refused.map { end + $0.description(size: wholeSize) } }
+                        .joined(separator: "; "))
             }
             result += elbows
         }
@@ -819,6 +840,23 @@ public enum ShapeRecognizer {
             "two opposite sides of the four straight runs differ in length by more than "
                 + "\(Int((1 / oppositeSideRatio).rounded())):1 (a trapezoid)"
         }
+    }
+
+    /// Why no reading made an arrow, for each end the head was looked for at: the refusal
+    /// of the reading that came furthest through the tests (`ArrowFit.Refusal.stage`; the
+    /// first of those), and what that reading was; lengths as fractions of `size`.
+    static func describe(
+        _ refusals: [(reading: String, headLast: Bool, refusal: ArrowFit.Refusal)], size: Double
+    ) -> String {
+        [true, false].compactMap { headLast -> String? in
+            guard
+                let furthest = refusals.filter({ $0.headLast == headLast })
+                    .max(by: { $0.refusal.stage < $1.refusal.stage })
+            else { return nil }
+            return (headLast ? "with the head at the stroke's end" : "with the head at its start")
+                + " (\(furthest.reading)), \(furthest.refusal.description(size: size))"
+        }
+        .joined(separator: "; ")
     }
 
     /// `angle` (radians) in whole degrees, as `explain` prints it.
