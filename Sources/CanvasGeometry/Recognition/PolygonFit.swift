@@ -44,17 +44,19 @@ struct PolygonFit {
         var oblique: (skew: ClosedRange<Double>, diamondSideRatio: Double)? = nil
     }
 
-    /// Why four runs of a stroke make no quadrilateral.
-    enum QuadrilateralRefusal: Error {
+    /// Why four runs of a stroke make no quadrilateral, with the figures that decided it.
+    enum QuadrilateralRefusal: Error, Equatable {
         /// Too short to split, or two neighbouring sides parallel.
         case noCorners
         /// A corner further than the skew tolerance from a right angle, on a quadrilateral
-        /// that is not oblique (or one skewed beyond the oblique tolerance).
-        case skewedCorner
+        /// that is not oblique (or one skewed beyond the oblique tolerance): the largest
+        /// corner's and the mean corner's angles from square (radians).
+        case skewedCorner(largest: Double, mean: Double)
         /// Two opposite sides whose lengths differ by more than the ratio allows: a
         /// trapezoid (a triangle whose rounded corner the split made a fourth side), where
-        /// a rectangle, however sheared, has opposite sides of one length.
-        case unequalOppositeSides
+        /// a rectangle, however sheared, has opposite sides of one length. `ratio`: the
+        /// shorter side's length over the longer's.
+        case unequalOppositeSides(ratio: Double)
     }
 
     /// A quadrilateral fitted to four runs of the stroke: `drawn`, the quadrilateral where
@@ -108,9 +110,11 @@ struct PolygonFit {
         }
         var lengths = SIMD4<Double>()
         for k in 0..<4 { lengths[k] = drawn[k].distance(to: drawn[(k + 1) % 4]) }
-        for k in 0..<2
-        where min(lengths[k], lengths[k + 2]) < tolerances.oppositeSideRatio * max(lengths[k], lengths[k + 2]) {
-            return .failure(.unequalOppositeSides)
+        for k in 0..<2 {
+            let (shorter, longer) = (min(lengths[k], lengths[k + 2]), max(lengths[k], lengths[k + 2]))
+            if shorter < tolerances.oppositeSideRatio * longer {
+                return .failure(.unequalOppositeSides(ratio: shorter / longer))
+            }
         }
         let meanSkew = skews.sum() / 4
         let isSquare = skews.max() <= tolerances.skew
@@ -118,7 +122,9 @@ struct PolygonFit {
         if let oblique = tolerances.oblique, meanSkew > oblique.skew.lowerBound,
             lengths.min() >= oblique.diamondSideRatio * lengths.max()
         {
-            guard meanSkew <= oblique.skew.upperBound else { return .failure(.skewedCorner) }
+            guard meanSkew <= oblique.skew.upperBound else {
+                return .failure(.skewedCorner(largest: skews.max(), mean: meanSkew))
+            }
             let rhombus = Self.rhombus(matching: drawn)
             return .success(
                 Quadrilateral(
@@ -126,7 +132,7 @@ struct PolygonFit {
                     isAlsoParallelogram: isParallelogram))
         }
         guard isSquare else {
-            guard isParallelogram else { return .failure(.skewedCorner) }
+            guard isParallelogram else { return .failure(.skewedCorner(largest: skews.max(), mean: meanSkew)) }
             let parallelogram = Self.parallelogram(matching: drawn)
             return .success(
                 Quadrilateral(kind: .parallelogram, drawn: closed(drawn), replacement: closed(parallelogram)))

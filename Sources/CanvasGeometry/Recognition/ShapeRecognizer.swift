@@ -516,7 +516,12 @@ public enum ShapeRecognizer {
                 return (nil, "the best conic through the stroke is not an ellipse")
             }
             guard ellipse.semiMajor <= followed.size else {
-                return (nil, "the fitted ellipse is wider than the stroke")
+                guard !decidingOnly else { return (nil, nil) }
+                return (
+                    nil,
+                    "the fitted ellipse is wider than the stroke: its semi-major axis is "
+                        + "\(figure(ellipse.semiMajor / followed.size)) of the stroke's size (at most 1)"
+                )
             }
             if let corner = corner(of: followed.points, beyond: ellipse) {
                 if corneredEllipse == nil { corneredEllipse = (ellipse, followed) }
@@ -832,13 +837,15 @@ public enum ShapeRecognizer {
         switch refusal {
         case .noCorners:
             "no four straight runs meet in corners"
-        case .skewedCorner:
-            "the four straight runs meet at a corner more than \(degrees(skewTolerance))° from square, and make no "
-                + "diamond or parallelogram (corners \(degrees(obliqueSkew.lowerBound))-"
-                + "\(degrees(obliqueSkew.upperBound))° from square on average)"
-        case .unequalOppositeSides:
+        case .skewedCorner(let largest, let mean):
+            "the four straight runs meet at a corner \(degrees(largest))° from square (at most "
+                + "\(degrees(skewTolerance))°), and make no diamond or parallelogram: their corners are "
+                + "\(degrees(mean))° from square on average (\(degrees(obliqueSkew.lowerBound))-"
+                + "\(degrees(obliqueSkew.upperBound))°)"
+        case .unequalOppositeSides(let ratio):
             "two opposite sides of the four straight runs differ in length by more than "
-                + "\(Int((1 / oppositeSideRatio).rounded())):1 (a trapezoid)"
+                + "\(Int((1 / oppositeSideRatio).rounded())):1 (a trapezoid): the shorter is \(figure(ratio)) of "
+                + "the longer"
         }
     }
 
