@@ -62,8 +62,8 @@ struct Recognize: ParsableCommand {
     }
 
     /// `,"explain":[{"shape":…,"fitted_to":…,"rms":…,"max":…,"traced":…,"least_side":…,"verdict":…},
-    /// …]`, the scores rounded to 3 decimals; what the shape was fitted to and the scores are
-    /// absent for shapes that were not fitted.
+    /// …]`, the scores rounded to 3 decimals (null when not finite); what the shape was
+    /// fitted to and the scores are absent for shapes that were not fitted.
     static func append(_ explanation: RecognitionExplanation, to output: inout [UInt8]) {
         output.append(contentsOf: #","explain":["#.utf8)
         for (index, hypothesis) in explanation.hypotheses.enumerated() {
@@ -80,7 +80,16 @@ struct Recognize: ParsableCommand {
             ]
             for case let (name, value?) in scores {
                 output.append(contentsOf: ",\"\(name)\":".utf8)
-                CanonicalJSON.appendNumber((value * 1000).rounded() / 1000, to: &output)
+                // JSON has no infinity: a distance whose square overflowed (a stroke over
+                // about 10¹⁵⁴ across) is null.
+                let rounded = (value * 1000).rounded() / 1000
+                if rounded.isFinite {
+                    CanonicalJSON.appendNumber(rounded, to: &output)
+                } else if value.isFinite {
+                    CanonicalJSON.appendNumber(value, to: &output)
+                } else {
+                    CanonicalJSON.appendLiteral("null", to: &output)
+                }
             }
             output.append(contentsOf: #","verdict":"#.utf8)
             CanonicalJSON.appendString(hypothesis.verdict, to: &output)

@@ -165,6 +165,16 @@ struct ActionCommandTests {
         #expect((rectangle["traced"] as? Double ?? 0) >= 0.8, "it passes the tracing test")
     }
 
+    /// A stroke so large (10¹⁵² across) that its distances' squares overflow still gets
+    /// valid JSON: the line's infinite scores are null, and the arrow it is, recognised.
+    @Test func recognizeExplainsAHugeStrokeInValidJSON() throws {
+        let arrow = [[0.0, 0], [100, 0], [70, 20], [100, 0], [70, -20]].map { $0.map { $0 * 1e150 } }
+        let (shape, explained) = try Self.explain(arrow)
+        #expect(shape == "arrow")
+        let line = try #require(explained.first { $0["shape"] as? String == "line" })
+        #expect(line["rms"] is NSNull && line["max"] is NSNull, "\(line)")
+    }
+
     /// An octagon drawn by hand (its corners turn 45°, too gently to be corners) is left
     /// alone, and --explain says why its ellipse was refused: eight straight sides.
     @Test func recognizeLeavesAnOctagonAloneAndSaysWhy() throws {

@@ -1009,6 +1009,15 @@ struct RecognitionTests {
             }, "\(arrowVerdicts)")
     }
 
+    /// Angles print in whole degrees, and one that is not a finite number (a stroke whose
+    /// coordinates' products overflow) prints as it is rather than stopping the program.
+    @Test func explainPrintsAnyAngle() {
+        #expect(ShapeRecognizer.degrees(.pi / 2) == "90")
+        #expect(ShapeRecognizer.degrees(-0.4 * .pi / 180) == "0")
+        #expect(ShapeRecognizer.degrees(.nan) == "nan")
+        #expect(ShapeRecognizer.degrees(-.infinity) == "-inf")
+    }
+
     /// `explain` names the test that kept a stroke from being read as an arrow, with its
     /// figures, for each end the head was looked for at (issue 14: a user who disagrees can
     /// see why): barbs drawn 85°–95° from the shaft (a "T", not a head) are refused for the

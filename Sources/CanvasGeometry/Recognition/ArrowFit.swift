@@ -82,7 +82,7 @@ struct ArrowFit {
         /// The refusal in words, lengths as fractions of `size` (the stroke's).
         func description(size: Double) -> String {
             func figure(_ fraction: Double) -> String { ShapeRecognizer.figure(fraction) }
-            func degrees(_ angle: Double) -> Int { ShapeRecognizer.degrees(angle) }
+            func degrees(_ angle: Double) -> String { ShapeRecognizer.degrees(angle) }
             func barb(_ index: Int) -> String { index == 0 ? "the first barb" : "the second barb" }
             return switch self {
             case .noTip(let sharpTurn, let hookLength):

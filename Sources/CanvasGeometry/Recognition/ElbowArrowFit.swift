@@ -74,7 +74,7 @@ struct ElbowArrowFit {
 
         /// The refusal in words, lengths as fractions of `size` (the stroke's).
         func description(size: Double) -> String {
-            func degrees(_ angle: Double) -> Int { ShapeRecognizer.degrees(angle) }
+            func degrees(_ angle: Double) -> String { ShapeRecognizer.degrees(angle) }
             return switch self {
             case .tooFewTurns(let turns, let hookLength):
                 (turns == 0 ? "no sharp turn" : "only \(turns) sharp turn")

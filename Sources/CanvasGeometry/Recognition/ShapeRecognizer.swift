@@ -866,8 +866,12 @@ public enum ShapeRecognizer {
         .joined(separator: "; ")
     }
 
-    /// `angle` (radians) in whole degrees, as `explain` prints it.
-    static func degrees(_ angle: Double) -> Int { Int((angle * 180 / .pi).rounded()) }
+    /// `angle` (radians) in whole degrees, as `explain` prints it; an angle that is not a
+    /// finite number (from a stroke whose coordinates' products overflow) as it is.
+    static func degrees(_ angle: Double) -> String {
+        let degrees = (angle * 180 / .pi).rounded()
+        return abs(degrees) < 1e15 ? String(Int(degrees)) : String(degrees)
+    }
 
     /// How much more sharply than a circle of the same length a stroke may turn before the
     /// turn is a corner: the stroke must not turn more than this beyond what its fitted
