@@ -28,7 +28,7 @@ public enum ShapeRecognizer {
     /// more than twice as closely as (`Candidate.givesWay(to:)`). (An index, not the
     /// candidate: two readings may give one shape, an arrow's open and closed heads, of
     /// which only one may pass.)
-    private static func choice(among candidates: [Candidate]) -> Int? {
+    static func choice(among candidates: [Candidate]) -> Int? {
         var accepted = candidates.indices.filter { candidates[$0].isAccepted }
         if accepted.contains(where: { candidates[$0].shape.kind == .parallelogram }) {
             let passing = accepted
@@ -43,61 +43,6 @@ public enum ShapeRecognizer {
             return candidates[ellipse].isChoosable ? ellipse : nil
         }
         return closest
-    }
-
-    /// What `recognize` decides and why: every shape it tried, with the stroke's scores
-    /// against it and the test that refused it (`canvas recognize --explain`).
-    public static func explain(_ points: [Point]) -> RecognitionExplanation {
-        var unfitted: [(ShapeKind, String)] = []
-        let all = candidates(points, unfitted: &unfitted)
-        let chosenIndex = choice(among: all)
-        let chosen = chosenIndex.map { all[$0] }
-        var hypotheses: [RecognitionExplanation.Hypothesis] = all.indices.map { index in
-            let candidate = all[index]
-            var verdict: String
-            if index == chosenIndex {
-                verdict = "chosen"
-            } else if let refusal = candidate.refusal {
-                verdict = "refused: " + refusal
-            } else if let polygon = candidate.straightSides {
-                verdict = "refused: the stroke follows \(polygon.sides) straight sides, straying from them "
-                    + "\(String(format: "%.2f", polygon.ratio))× as far as an arc of this ellipse would (under "
-                    + "\(String(format: "%.2f", straightSideRatio))×): a polygon of \(polygon.sides) sides, no ellipse"
-            } else if chosen == nil, let polygon = all.first(where: { $0.straightSides != nil }),
-                !candidate.isCloseEnough(toBeTakenOver: polygon)
-            {
-                verdict = "passes, but its ellipse passes too, refused as a polygon of more sides, and the stroke "
-                    + "follows this less than \(closenessFactor)× as closely (RMS distance "
-                    + "\(figure(candidate.relativeRMS)) of the size against \(figure(polygon.relativeRMS)))"
-            } else if chosen?.shape.kind == .line {
-                verdict = "passes, but a line passes too (the simplest explanation)"
-            } else if let chosen, candidate.givesWay(to: chosen) {
-                verdict =
-                    "passes, but \(chosen.shape.kind.rawValue) passes too, and a parallelogram gives way to every "
-                    + "other closed shape but a rectangle that the stroke follows less than half as closely (RMS "
-                    + "distance \(figure(candidate.relativeRMS)) of the size against \(figure(chosen.relativeRMS)))"
-            } else if let chosen, candidate.match.rmsDistance < chosen.match.rmsDistance,
-                !candidate.isCloseEnough(toBeTakenOver: chosen)
-            {
-                verdict = "passes, but an ellipse passes too, and the stroke follows this less than "
-                    + "\(closenessFactor)× as closely (RMS distance \(figure(candidate.relativeRMS)) "
-                    + "of the size against \(figure(chosen.relativeRMS)))"
-            } else {
-                verdict = "passes, but \(chosen?.shape.kind.rawValue ?? "another shape") is closer"
-            }
-            if let note = candidate.cornerRoundingNote { verdict += " (\(note))" }
-            if let note = candidate.polygonComparison?.note { verdict += " (\(note))" }
-            return RecognitionExplanation.Hypothesis(
-                kind: candidate.shape.kind, fittedTo: candidate.fittedTo.description,
-                rmsDistance: candidate.relativeRMS,
-                maximumDistance: candidate.match.maximumDistance / candidate.size,
-                drawnFraction: candidate.match.drawnFraction, leastDrawnSide: candidate.match.leastDrawnSide,
-                verdict: verdict)
-        }
-        for (kind, reason) in unfitted {
-            hypotheses.append(RecognitionExplanation.Hypothesis(kind: kind, verdict: "not fitted: " + reason))
-        }
-        return RecognitionExplanation(shape: chosen?.shape ?? .none, hypotheses: hypotheses)
     }
 
     /// Points the stroke is resampled to before fitting: 16 per side of a rectangle, few
@@ -182,11 +127,6 @@ public enum ShapeRecognizer {
     /// rectangle as closely as a line 0.79 at least.)
     static let polygonCloseness = 0.5
 
-    /// How many times closer a polygon must be, as `explain` says it ("2").
-    static var closenessFactor: String { String(format: "%g", 1 / polygonCloseness) }
-
-    /// A fraction (of the size, of the outline) as `explain` prints it: three decimals.
-    static func figure(_ fraction: Double) -> String { String(format: "%.3f", fraction) }
     /// A turn sharper than this (radians) is a corner: an ellipse has none; an arrow's tip
     /// is the first; within `hookLength` of the stroke's length from either end it is a
     /// hook, cut off before fitting (pens hook as they land and lift, and closing a
@@ -830,47 +770,6 @@ public enum ShapeRecognizer {
                     wholeLength: StrokeResampling.length(of: whole), cuts: cuts, stroke: stroke, size: size,
                     length: StrokeResampling.length(of: stroke)))
         }
-    }
-
-    /// Why the four straight runs make no quadrilateral, in words (for `explain`).
-    static func reason(_ refusal: PolygonFit.QuadrilateralRefusal) -> String {
-        switch refusal {
-        case .noCorners:
-            "no four straight runs meet in corners"
-        case .skewedCorner(let largest, let mean):
-            "the four straight runs meet at a corner \(degrees(largest))° from square (at most "
-                + "\(degrees(skewTolerance))°), and make no diamond or parallelogram: their corners are "
-                + "\(degrees(mean))° from square on average (\(degrees(obliqueSkew.lowerBound))-"
-                + "\(degrees(obliqueSkew.upperBound))°)"
-        case .unequalOppositeSides(let ratio):
-            "two opposite sides of the four straight runs differ in length by more than "
-                + "\(Int((1 / oppositeSideRatio).rounded())):1 (a trapezoid): the shorter is \(figure(ratio)) of "
-                + "the longer"
-        }
-    }
-
-    /// Why no reading made an arrow, for each end the head was looked for at: the refusal
-    /// of the reading that came furthest through the tests (`ArrowFit.Refusal.stage`; the
-    /// first of those), and what that reading was; lengths as fractions of `size`.
-    static func describe(
-        _ refusals: [(reading: String, headLast: Bool, refusal: ArrowFit.Refusal)], size: Double
-    ) -> String {
-        [true, false].compactMap { headLast -> String? in
-            guard
-                let furthest = refusals.filter({ $0.headLast == headLast })
-                    .max(by: { $0.refusal.stage < $1.refusal.stage })
-            else { return nil }
-            return (headLast ? "with the head at the stroke's end" : "with the head at its start")
-                + " (\(furthest.reading)), \(furthest.refusal.description(size: size))"
-        }
-        .joined(separator: "; ")
-    }
-
-    /// `angle` (radians) in whole degrees, as `explain` prints it; an angle that is not a
-    /// finite number (from a stroke whose coordinates' products overflow) as it is.
-    static func degrees(_ angle: Double) -> String {
-        let degrees = (angle * 180 / .pi).rounded()
-        return abs(degrees) < 1e15 ? String(Int(degrees)) : String(degrees)
     }
 
     /// How much more sharply than a circle of the same length a stroke may turn before the
