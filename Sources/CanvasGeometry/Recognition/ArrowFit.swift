@@ -113,6 +113,17 @@ struct ArrowFit {
         }
     }
 
+    /// A reading of the stroke refused: what it was read on (`ShapeRecognizer.FittedTo`'s
+    /// words) and why.
+    struct RefusedReading: RefusedArrowReading {
+        var reading: String
+        var refusal: Refusal
+
+        var stage: Int { refusal.stage }
+
+        func description(size: Double) -> String { " (\(reading)), " + refusal.description(size: size) }
+    }
+
     /// Every arrow reading of the stroke (equally spaced points) whose shaft strays at most
     /// `maximumBow` from straight and whose head is plausible: barbs on opposite sides of
     /// the shaft, pointing back along it, no longer than it, and no point of the head
@@ -286,5 +297,44 @@ struct ArrowFit {
             return tip + Point(x: back.x * c - back.y * s, y: back.x * s + back.y * c) * length
         }
         return [tail, tip, barb(side * angle), tip, barb(-side * angle)]
+    }
+}
+
+/// A refused reading of a stroke as an arrow, straight or bent: how far through the tests
+/// it came, and what it was and why in words.
+protocol RefusedArrowReading {
+    /// How far through the tests the reading came: a later test's refusal says more about a
+    /// stroke that nearly is an arrow.
+    var stage: Int { get }
+    /// The reading and its refusal in words, lengths as fractions of `size`, to follow the
+    /// end it was read at ("with the head at the stroke's end").
+    func description(size: Double) -> String
+}
+
+/// For each end of a stroke its head was looked for at, the refused reading that came
+/// furthest through the tests (of two as far, the first kept): what `explain` says of an
+/// arrow, straight or bent, that no reading made.
+struct FurthestRefusals<Refused: RefusedArrowReading> {
+    /// With the head at the stroke's end.
+    private(set) var headLast: Refused?
+    /// With the head at its start.
+    private(set) var headFirst: Refused?
+
+    /// Keeps `refused`, read with the head at the stroke's end (`headLast`) or its start,
+    /// when it came further than the one kept for that end.
+    mutating func keep(_ refused: Refused, headLast isLast: Bool) {
+        func isFurther(than kept: Refused?) -> Bool { kept.map { $0.stage < refused.stage } ?? true }
+        if isLast {
+            if isFurther(than: headLast) { headLast = refused }
+        } else if isFurther(than: headFirst) {
+            headFirst = refused
+        }
+    }
+
+    /// Both ends' refusals in words, lengths as fractions of `size`.
+    func description(size: Double) -> String {
+        [("with the head at the stroke's end", headLast), ("with the head at its start", headFirst)]
+            .compactMap { end, refused in refused.map { end + $0.description(size: size) } }
+            .joined(separator: "; ")
     }
 }

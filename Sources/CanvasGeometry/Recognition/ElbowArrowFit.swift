@@ -94,12 +94,13 @@ struct ElbowArrowFit {
 
     /// A reading refused: how many bends it had (none when the stroke turns too few times),
     /// whether the stroke from its last bend was resampled on its own, and why.
-    struct RefusedReading: Equatable {
+    struct RefusedReading: RefusedArrowReading {
         var bends: Int
         var resampled: Bool
         var refusal: Refusal
 
-        /// The reading and its refusal in words, lengths as fractions of `size`.
+        var stage: Int { refusal.stage }
+
         func description(size: Double) -> String {
             let bent = bends == 1 ? "bent once" : bends == 2 ? "bent twice" : "\(bends) bends"
             let resampling = resampled ? ", the stroke from its last bend resampled" : ""
@@ -129,25 +130,16 @@ struct ElbowArrowFit {
         ).fits
     }
 
-    /// The readings `candidates` gives and, when it gives none, for each end the head was
-    /// looked for at (`headLast`: the stroke's end; `headFirst`: its start) the reading that
-    /// came furthest through the tests (the first of those), refused.
+    /// The readings `candidates` gives and, when it gives none, why: for each end the head
+    /// was looked for at, the reading that came furthest through the tests.
     static func readings(
         _ stroke: [Point], drawn: [Point], hookLength: Double, sharpTurn: Double, maximumBow: Double,
         squareness: Double
-    ) -> (fits: [ElbowArrowFit], headLast: RefusedReading?, headFirst: RefusedReading?) {
-        var furthest: (headLast: RefusedReading?, headFirst: RefusedReading?) = (nil, nil)
+    ) -> (fits: [ElbowArrowFit], refusals: FurthestRefusals<RefusedReading>) {
+        var refusals = FurthestRefusals<RefusedReading>()
         /// Keeps `refusal` of a reading when it came further than the one kept for its end.
         func refuse(_ refusal: Refusal, bends: Int, resampled: Bool = false, reversed: Bool) {
-            let reading = RefusedReading(bends: bends, resampled: resampled, refusal: refusal)
-            func isFurther(than kept: RefusedReading?) -> Bool {
-                kept.map { $0.refusal.stage < refusal.stage } ?? true
-            }
-            if reversed {
-                if isFurther(than: furthest.headFirst) { furthest.headFirst = reading }
-            } else if isFurther(than: furthest.headLast) {
-                furthest.headLast = reading
-            }
+            refusals.keep(RefusedReading(bends: bends, resampled: resampled, refusal: refusal), headLast: !reversed)
         }
         let length = StrokeResampling.length(of: drawn)
         /// The stroke as drawn from sample `index` of the whole on (of the whole reversed when
@@ -233,13 +225,13 @@ struct ElbowArrowFit {
         // The whole stroke's samples from the last bend first; when no reading makes an arrow
         // of them, each stretch resampled on its own.
         let found = all.flatMap { fits($0, Array($0.points[$0.bends[$0.bends.count - 1]...]), resampled: false) }
-        guard found.isEmpty else { return (found, nil, nil) }
+        guard found.isEmpty else { return (found, FurthestRefusals()) }
         let resampled = all.flatMap { shaft in
             rest(from: shaft.bends[shaft.bends.count - 1], reversed: shaft.reversed).map {
                 fits(shaft, $0, resampled: true)
             } ?? []
         }
-        return resampled.isEmpty ? (resampled, furthest.headLast, furthest.headFirst) : (resampled, nil, nil)
+        return (resampled, resampled.isEmpty ? refusals : FurthestRefusals())
     }
 
     /// The indices of the stroke's sharp turns from sample `start` on, each at its sharpest

@@ -81,23 +81,6 @@ extension ShapeRecognizer {
         }
     }
 
-    /// Why no reading made an arrow, for each end the head was looked for at: the refusal
-    /// of the reading that came furthest through the tests (`ArrowFit.Refusal.stage`; the
-    /// first of those), and what that reading was; lengths as fractions of `size`.
-    static func describe(
-        _ refusals: [(reading: String, headLast: Bool, refusal: ArrowFit.Refusal)], size: Double
-    ) -> String {
-        [true, false].compactMap { headLast -> String? in
-            guard
-                let furthest = refusals.filter({ $0.headLast == headLast })
-                    .max(by: { $0.refusal.stage < $1.refusal.stage })
-            else { return nil }
-            return (headLast ? "with the head at the stroke's end" : "with the head at its start")
-                + " (\(furthest.reading)), \(furthest.refusal.description(size: size))"
-        }
-        .joined(separator: "; ")
-    }
-
     /// `angle` (radians) in whole degrees, as `explain` prints it; an angle that is not a
     /// finite number (from a stroke whose coordinates' products overflow) as it is.
     static func degrees(_ angle: Double) -> String {

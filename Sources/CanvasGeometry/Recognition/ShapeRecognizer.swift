@@ -571,9 +571,8 @@ public enum ShapeRecognizer {
                     fittedTo: .arrow(hookCut: hookCut, forwardmostTip: forwardmostTip, closedHead: arrow.hasClosedHead))
             }
         }
-        /// Why the readings of the stroke as an arrow gave none (for `explain`): each
-        /// reading in words, the end its head was looked for at, and the first test it failed.
-        var arrowRefusals: [(reading: String, headLast: Bool, refusal: ArrowFit.Refusal)] = []
+        /// Why the readings of the stroke as an arrow gave none (for `explain`).
+        var arrowRefusals = FurthestRefusals<ArrowFit.RefusedReading>()
         /// The arrows read from `points`, their refusals noted.
         func arrowFits(
             _ points: [Point], headLast: Bool = true, headFirst: Bool = true, hookCut: Bool = false,
@@ -585,7 +584,7 @@ public enum ShapeRecognizer {
             if !decidingOnly {
                 let reading = FittedTo.arrowReading(hookCut: hookCut, forwardmostTip: forwardmostTip)
                 for (isLast, refusal) in [(true, found.headLast), (false, found.headFirst)] {
-                    if let refusal { arrowRefusals.append((reading, isLast, refusal)) }
+                    if let refusal { arrowRefusals.keep(.init(reading: reading, refusal: refusal), headLast: isLast) }
                 }
             }
             return found.fits
@@ -626,7 +625,7 @@ public enum ShapeRecognizer {
             }
         }
         if arrows.isEmpty {
-            note(.arrow, "no arrow reading: " + Self.describe(arrowRefusals, size: wholeSize))
+            note(.arrow, "no arrow reading: " + arrowRefusals.description(size: wholeSize))
         }
         result += arrows
         // When no shape passes (but a parallelogram, the last resort), the closed shapes again
@@ -710,15 +709,7 @@ public enum ShapeRecognizer {
                 }
             }
             if elbows.isEmpty {
-                note(
-                    .elbowArrow,
-                    "no elbow arrow reading: "
-                        + [
-                            ("with the head at the stroke's end", readings.headLast),
-                            ("with the head at its start", readings.headFirst),
-                        ]
-                        .compactMap { end, refused in refused.map { end + $0.description(size: wholeSize) } }
-                        .joined(separator: "; "))
+                note(.elbowArrow, "no elbow arrow reading: " + readings.refusals.description(size: wholeSize))
             }
             result += elbows
         }
