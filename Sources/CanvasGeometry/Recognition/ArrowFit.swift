@@ -124,7 +124,7 @@ struct ArrowFit {
         func description(size: Double) -> String { " (\(reading)), " + refusal.description(size: size) }
     }
 
-    /// Every arrow reading of the stroke (equally spaced points) whose shaft strays at most
+    /// The arrow readings of the stroke (equally spaced points) whose shaft strays at most
     /// `maximumBow` from straight and whose head is plausible: barbs on opposite sides of
     /// the shaft, pointing back along it, no longer than it, and no point of the head
     /// farther back along the shaft than the barbs by more than `maximumBow`. The tip is
@@ -137,18 +137,9 @@ struct ArrowFit {
     /// that turn before the tip, the second after it, and the shaft straight to the tip.
     /// `minimumBarb`: the shortest barb, as a fraction of the shaft (`minimumBarbRatio`, or
     /// an elbow arrow's own).
-    static func candidates(
-        _ stroke: [Point], hookLength: Double, sharpTurn: Double, maximumBow: Double, headLast: Bool = true,
-        headFirst: Bool = true, forwardmostTip: Bool = false, minimumBarb: Double = minimumBarbRatio
-    ) -> [ArrowFit] {
-        readings(
-            stroke, hookLength: hookLength, sharpTurn: sharpTurn, maximumBow: maximumBow, headLast: headLast,
-            headFirst: headFirst, forwardmostTip: forwardmostTip, minimumBarb: minimumBarb
-        ).fits
-    }
-
-    /// The readings `candidates` gives and, for each end the head was looked for at where
-    /// it gives none, why: `headLast` at the stroke's end, `headFirst` at its start.
+    ///
+    /// For each end the head was looked for at where the stroke gives no reading, why:
+    /// `headLast` at the stroke's end, `headFirst` at its start.
     static func readings(
         _ stroke: [Point], hookLength: Double, sharpTurn: Double, maximumBow: Double, headLast: Bool = true,
         headFirst: Bool = true, forwardmostTip: Bool = false, minimumBarb: Double = minimumBarbRatio

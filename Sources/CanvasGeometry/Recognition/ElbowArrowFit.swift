@@ -109,10 +109,10 @@ struct ElbowArrowFit {
         }
     }
 
-    /// Every elbow arrow reading of the stroke (equally spaced points): its first one or two
+    /// The elbow arrow readings of the stroke (equally spaced points): its first one or two
     /// sharp turns (`sharpTurn`, radians) beyond `hookLength` of it are bends, each run
     /// before them strays at most `maximumBow` from straight, the rest from the last bend
-    /// is a straight arrow (`ArrowFit.candidates`, head last), and each bend is within
+    /// is a straight arrow (`ArrowFit.readings`, head last), and each bend is within
     /// `squareness` (radians) of a right angle. The caller judges which, if any, the stroke
     /// follows.
     ///
@@ -120,18 +120,9 @@ struct ElbowArrowFit {
     /// bend make an arrow, each such stretch of it is read again resampled on its own to as
     /// many points as the whole, since a connector's head, small beside its runs, may be a
     /// sample or two of the whole, too few to find its tip in.
-    static func candidates(
-        _ stroke: [Point], drawn: [Point], hookLength: Double, sharpTurn: Double, maximumBow: Double,
-        squareness: Double
-    ) -> [ElbowArrowFit] {
-        readings(
-            stroke, drawn: drawn, hookLength: hookLength, sharpTurn: sharpTurn, maximumBow: maximumBow,
-            squareness: squareness
-        ).fits
-    }
-
-    /// The readings `candidates` gives and, when it gives none, why: for each end the head
-    /// was looked for at, the reading that came furthest through the tests.
+    ///
+    /// When it gives none, why: for each end the head was looked for at, the reading that
+    /// came furthest through the tests.
     static func readings(
         _ stroke: [Point], drawn: [Point], hookLength: Double, sharpTurn: Double, maximumBow: Double,
         squareness: Double
