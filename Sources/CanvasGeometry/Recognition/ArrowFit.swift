@@ -251,20 +251,18 @@ struct ArrowFit {
             return .success([open, closed])
         }
         var fits: [ArrowFit] = []
-        var refusals: (headLast: Refusal?, headFirst: Refusal?) = (nil, nil)
-        if headLast {
-            switch readings(stroke) {
-            case .success(let found): fits += found
-            case .failure(let refusal): refusals.headLast = refusal
+        /// Adds the readings of `points` to `fits`; why there are none, else nil.
+        func read(_ points: [Point]) -> Refusal? {
+            switch readings(points) {
+            case .success(let found):
+                fits += found
+                return nil
+            case .failure(let refusal): return refusal
             }
         }
-        if headFirst {
-            switch readings(stroke.reversed()) {
-            case .success(let found): fits += found
-            case .failure(let refusal): refusals.headFirst = refusal
-            }
-        }
-        return (fits, refusals.headLast, refusals.headFirst)
+        let refusedLast = headLast ? read(stroke) : nil
+        let refusedFirst = headFirst ? read(stroke.reversed()) : nil
+        return (fits, refusedLast, refusedFirst)
     }
 
     /// Whether this reading's head is closed: the stroke runs across the barbs' ends.
