@@ -952,6 +952,58 @@ struct RecognitionTests {
         #expect(arrows.contains { $0.verdict.hasPrefix("refused: ") }, "seed \(seed): \(arrows.map(\.verdict))")
     }
 
+    /// `recognize` refuses an arrow reading without matching it in full when its head's
+    /// points alone trace too little of the head (`ArrowFit.mayBeTraced`). That bound never
+    /// refuses what the full match would pass: over every reading of arrows drawn with open
+    /// and closed heads, last and first, and of every non-shape, with the tip at the first sharp turn or the
+    /// forwardmost point, at the recogniser's thresholds and others around them, each
+    /// reading it refuses traces less of its sides, or of one side, than asked when matched
+    /// in full. And it refuses some: the closed head read on the arrow drawn with an open
+    /// one, which leaves the stroke across the barbs undrawn.
+    @Test(arguments: seeds) func arrowTracingBoundRefusesOnlyWhatTheMatchRefuses(seed: UInt64) {
+        var pen = SyntheticPen(seed: seed, jitter: 0)
+        let size = Self.size(&pen)
+        pen.jitter = Self.jitter(for: size)
+        let rotation = pen.random(in: 0...(2 * .pi))
+        let origin = Point(x: 500, y: 400)
+        let heads = [
+            [(0, 0), (1, 0), (0.75, 0.2), (1, 0), (0.75, -0.2)], [(0, 0), (1, 0), (0.75, 0.2), (0.75, -0.2), (1, 0)],
+        ].map { waypoints in
+            pen.stroke(
+                through: placed(
+                    waypoints.map { Point(x: $0.0, y: $0.1) }, size: size, rotation: rotation, origin: origin))
+        }
+        let nonShapes = NonShape.allCases.map { $0.drawn(with: &pen, size: size, rotation: rotation) }
+        let strokes = heads + heads.map { $0.reversed() } + nonShapes
+        let thresholds = [(0.8, 0.5), (0.6, 0.3), (0.9, 0.7), (0.95, 0.05), (0.3, 0.9)]
+        var (refused, refusedOnTheOpenArrow) = (0, 0)
+        for (index, stroke) in strokes.enumerated() {
+            let whole = StrokeResampling.resampled(stroke, count: ShapeRecognizer.sampleCount)
+            let (size, length) = (StrokeResampling.diameter(of: whole), StrokeResampling.length(of: whole))
+            for forwardmostTip in [false, true] {
+                let readings = ArrowFit.readings(
+                    whole, hookLength: ShapeRecognizer.hookLength, sharpTurn: ShapeRecognizer.sharpTurn,
+                    maximumBow: ShapeRecognizer.distanceTolerance * size, forwardmostTip: forwardmostTip)
+                for fit in readings.fits {
+                    let match = OutlineMatch(stroke: whole, length: length, sides: .each(fit.drawnSides))
+                    for (drawn, side) in thresholds
+                    where !fit.mayBeTraced(by: whole, length: length, minimumDrawn: drawn, minimumDrawnSide: side) {
+                        refused += 1
+                        if index == 0, fit.hasClosedHead, drawn == 0.8 { refusedOnTheOpenArrow += 1 }
+                        #expect(
+                            match.drawnFraction < drawn || match.leastDrawnSide < side,
+                            """
+                            seed \(seed), stroke \(index): traces \(match.drawnFraction), a side \
+                            \(match.leastDrawnSide), refused at \(drawn), \(side)
+                            """)
+                    }
+                }
+            }
+        }
+        #expect(refused > 0, "seed \(seed)")
+        #expect(refusedOnTheOpenArrow > 0, "seed \(seed)")
+    }
+
     /// A five-point star drawn fast and lopsided (after one of MMG subject 61's): its first
     /// edge reads as a shaft and the next two as a wide head, and its last two edges, run
     /// back down the shaft, stay within the distance tolerances of that arrow. An arrow's

@@ -22,6 +22,10 @@ struct ArrowFit {
     /// straightness is checked here, so that a gently bowed shaft is straightened rather
     /// than refused), then the straight sides of the head.
     var drawnSides: [[Point]]
+    /// The indices, in the stroke it was read from, of the points from the shaft's last
+    /// vertex on: the tip's (or the first sharp turn's) and the head's. Each of the stroke's
+    /// other points is a vertex of the shaft as drawn.
+    var headPoints: Range<Int>
 
     /// The smallest barb, as a fraction of the shaft's length: shorter ones are hooks
     /// and jitter at the end of a line.
@@ -145,8 +149,9 @@ struct ArrowFit {
         headFirst: Bool = true, forwardmostTip: Bool = false, minimumBarb: Double = minimumBarbRatio
     ) -> (fits: [ArrowFit], headLast: Refusal?, headFirst: Refusal?) {
         let filter = StrokeResampling.SharpTurnFilter(angle: sharpTurn)
-        /// The readings with the head at the end of `points`, or the first test they fail.
-        func readings(_ points: [Point]) -> Result<[ArrowFit], Refusal> {
+        /// The readings with the head at the end of `points` (the stroke, `reversed` or not),
+        /// or the first test they fail.
+        func readings(_ points: [Point], reversed: Bool) -> Result<[ArrowFit], Refusal> {
             let start = max(StrokeResampling.turnReach, Int(hookLength * Double(points.count - 1)))
             guard start < points.count - StrokeResampling.turnReach,
                 var tipIndex = (start..<(points.count - StrokeResampling.turnReach)).first(where: {
@@ -245,28 +250,56 @@ struct ArrowFit {
             }
             let open = ArrowFit(
                 tail: tail, tip: tip, barbs: (first, second), axis: axis,
-                drawnSides: [Array(shaft), [tip, first], [tip, second]])
+                drawnSides: [Array(shaft), [tip, first], [tip, second]],
+                headPoints: reversed ? 0..<(points.count - headStart) : headStart..<points.count)
             var closed = open
             closed.drawnSides.append([first, second])
             return .success([open, closed])
         }
         var fits: [ArrowFit] = []
         /// Adds the readings of `points` to `fits`; why there are none, else nil.
-        func read(_ points: [Point]) -> Refusal? {
-            switch readings(points) {
+        func read(_ points: [Point], reversed: Bool) -> Refusal? {
+            switch readings(points, reversed: reversed) {
             case .success(let found):
                 fits += found
                 return nil
             case .failure(let refusal): return refusal
             }
         }
-        let refusedLast = headLast ? read(stroke) : nil
-        let refusedFirst = headFirst ? read(stroke.reversed()) : nil
+        let refusedLast = headLast ? read(stroke, reversed: false) : nil
+        let refusedFirst = headFirst ? read(stroke.reversed(), reversed: true) : nil
         return (fits, refusedLast, refusedFirst)
     }
 
     /// Whether this reading's head is closed: the stroke runs across the barbs' ends.
     var hasClosedHead: Bool { drawnSides.count == 4 }
+
+    /// Whether `stroke`, the points this was read from (`length` long), may trace at least
+    /// `minimumDrawn` of this arrow's sides and `minimumDrawnSide` of each, as its
+    /// `OutlineMatch` with `drawnSides` measures them: false only when it certainly does
+    /// not, so that the match need not be made. Found from the head's points alone, against
+    /// the head's sides alone, which is cheap where the full match is not.
+    ///
+    /// Why it is an upper bound. The stroke's points outside `headPoints` are vertices of
+    /// the shaft, the first side, at no distance from it: each has its foot there. Each of
+    /// the other points whose foot is on a head side has the same foot among the head sides
+    /// alone (the first of the nearest, in the same order). And a side's feet cover no more
+    /// once some are taken away (two gaps become one, covered only when both were). So the
+    /// head's points alone trace at least as much of each head side as the stroke does, and
+    /// the shaft is traced at most whole. (A billionth of slack for the rounding of sums
+    /// taken in another order; and where a figure is not finite, it may.)
+    func mayBeTraced(by stroke: [Point], length: Double, minimumDrawn: Double, minimumDrawnSide: Double) -> Bool {
+        /// Whether `figure` is certainly under `least`.
+        func isShort(_ figure: Double, of least: Double) -> Bool { figure.isFinite && figure < least * (1 - 1e-9) }
+        let headSides = Array(drawnSides.dropFirst())
+        let head = OutlineMatch(
+            stroke: Array(stroke[headPoints]), sides: .each(headSides),
+            bridging: OutlineMatch.bridge(length: length, count: stroke.count))
+        if isShort(head.leastDrawnSide, of: minimumDrawnSide) { return false }
+        let shaft = StrokeResampling.length(of: drawnSides[0])
+        let headLength = headSides.reduce(0) { $0 + StrokeResampling.length(of: $1) }
+        return !isShort((shaft + head.drawnFraction * headLength) / (shaft + headLength), of: minimumDrawn)
+    }
 
     /// The arrow made straight and symmetric: the shaft from tail to tip, and two barbs of
     /// the drawn barbs' mean length at their mean angle from `axis`, either side of the

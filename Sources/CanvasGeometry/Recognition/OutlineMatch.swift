@@ -75,9 +75,13 @@ struct OutlineMatch {
     /// With `limits`, the match stops at the first stroke point that takes the distances
     /// beyond either (the root-mean-square distance, or the largest): the distances are
     /// then those of the points so far, already beyond the limit, and nothing is drawn.
+    ///
+    /// `bridging`: the gap between consecutive feet that still covers the stretch between
+    /// them, `bridge(length:count:)` of the stroke by default; for part of a stroke, the
+    /// whole stroke's.
     init(
         stroke: [Point], length: Double? = nil, sides: Sides, roundedCornerReach: Double? = nil,
-        givingUpBeyond limits: (rms: Double, largest: Double)? = nil
+        givingUpBeyond limits: (rms: Double, largest: Double)? = nil, bridging: Double? = nil
     ) {
         let edgeCount = (0..<sides.count).reduce(0) { $0 + max(0, sides[$1].count - 1) }
         var sumOfSquares = 0.0
@@ -155,8 +159,9 @@ struct OutlineMatch {
                             }
                         }
                         // How much of each side the feet on it cover.
-                        let strokeLength = length ?? StrokeResampling.length(of: stroke)
-                        let bridge = 2 * strokeLength / Double(max(stroke.count - 1, 1))
+                        let bridge =
+                            bridging
+                            ?? Self.bridge(length: length ?? StrokeResampling.length(of: stroke), count: stroke.count)
                         // Rounded corners (`roundedCornerReach`): the sides before and after
                         // each side, where they meet it at a corner.
                         let sideCount = outline.count
@@ -210,6 +215,12 @@ struct OutlineMatch {
         isGivenUp = givenUp
         leastDrawnSide = givenUp ? 0 : least
         drawnFraction = givenUp ? 0 : total > 0 ? drawn / total : 1
+    }
+
+    /// The longest gap between consecutive feet on a side that covers the stretch between
+    /// them, for a stroke `length` long of `count` equally spaced points: twice their spacing.
+    static func bridge(length: Double, count: Int) -> Double {
+        2 * length / Double(max(count - 1, 1))
     }
 
     /// The nearest foot of `point` on the sides of `outline`, whose edges are `edges` with

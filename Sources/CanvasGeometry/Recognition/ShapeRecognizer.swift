@@ -565,8 +565,15 @@ public enum ShapeRecognizer {
         ) -> [Candidate] {
             guard !arrows.isEmpty else { return [] }
             let length = StrokeResampling.length(of: points)
-            return arrows.map { arrow in
-                candidate(
+            // In `recognize`, a reading the stroke certainly does not trace enough of is
+            // refused without its match.
+            return arrows.compactMap { arrow in
+                guard !decidingOnly
+                    || arrow.mayBeTraced(
+                        by: points, length: length, minimumDrawn: minimumDrawnFraction,
+                        minimumDrawnSide: minimumDrawnSide)
+                else { return nil }
+                return candidate(
                     .arrow, arrow.symmetricPolyline, sides: .each(arrow.drawnSides), following: (points, size, length),
                     fittedTo: .arrow(hookCut: hookCut, forwardmostTip: forwardmostTip, closedHead: arrow.hasClosedHead))
             }
