@@ -565,10 +565,14 @@ public enum ShapeRecognizer {
         ) -> [Candidate] {
             guard !arrows.isEmpty else { return [] }
             let length = StrokeResampling.length(of: points)
-            // In `recognize`, a reading the stroke certainly does not trace enough of is
-            // refused without its match.
+            // In `recognize`, a closed head the stroke certainly does not trace enough of is
+            // refused without its match: on a stroke that is no arrow (an x, a delete mark), the
+            // stroke across its barbs' ends keeps the head's points near it, so its match
+            // passes the distances, and is refused only for what it traces, after every point.
+            // (An open head's match is mostly given up early, on the distances: for it the
+            // bound costs about what it saves.)
             return arrows.compactMap { arrow in
-                guard !decidingOnly
+                guard !decidingOnly || !arrow.hasClosedHead
                     || arrow.mayBeTraced(
                         by: points, length: length, minimumDrawn: minimumDrawnFraction,
                         minimumDrawnSide: minimumDrawnSide)
