@@ -959,7 +959,8 @@ struct RecognitionTests {
     /// forwardmost point, at the recogniser's thresholds and others around them, each
     /// reading it refuses traces less of its sides, or of one side, than asked when matched
     /// in full. And it refuses some: the closed head read on the arrow drawn with an open
-    /// one, which leaves the stroke across the barbs undrawn.
+    /// one, which leaves the stroke across the barbs undrawn. (Where the length overflows it
+    /// refuses nothing.)
     @Test(arguments: seeds) func arrowTracingBoundRefusesOnlyWhatTheMatchRefuses(seed: UInt64) {
         var pen = SyntheticPen(seed: seed, jitter: 0)
         let size = Self.size(&pen)
@@ -986,6 +987,8 @@ struct RecognitionTests {
                     maximumBow: ShapeRecognizer.distanceTolerance * size, forwardmostTip: forwardmostTip)
                 for fit in readings.fits {
                     let match = OutlineMatch(stroke: whole, length: length, sides: .each(fit.drawnSides))
+                    // A stroke whose length overflows may trace anything, even more than all.
+                    #expect(fit.mayBeTraced(by: whole, length: .infinity, minimumDrawn: 2, minimumDrawnSide: 2))
                     for (drawn, side) in thresholds
                     where !fit.mayBeTraced(by: whole, length: length, minimumDrawn: drawn, minimumDrawnSide: side) {
                         refused += 1

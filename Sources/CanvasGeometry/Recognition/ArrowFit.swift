@@ -22,9 +22,9 @@ struct ArrowFit {
     /// straightness is checked here, so that a gently bowed shaft is straightened rather
     /// than refused), then the straight sides of the head.
     var drawnSides: [[Point]]
-    /// The indices, in the stroke it was read from, of the points from the shaft's last
-    /// vertex on: the tip's (or the first sharp turn's) and the head's. Each of the stroke's
-    /// other points is a vertex of the shaft as drawn.
+    /// The indices, in the stroke it was read from, of the head's points and the shaft's
+    /// last (the tip, or the first sharp turn): each of the stroke's other points is one of
+    /// the shaft's other vertices, as drawn.
     var headPoints: Range<Int>
 
     /// The smallest barb, as a fraction of the shaft's length: shorter ones are hooks
@@ -287,8 +287,11 @@ struct ArrowFit {
     /// once some are taken away (two gaps become one, covered only when both were). So the
     /// head's points alone trace at least as much of each head side as the stroke does, and
     /// the shaft is traced at most whole. (A billionth of slack for the rounding of sums
-    /// taken in another order; and where a figure is not finite, it may.)
+    /// taken in another order. A shaft vertex is at no distance from the edge it begins only
+    /// while that edge is finite: a stroke whose length overflows, or any figure that is not
+    /// finite, may trace anything.)
     func mayBeTraced(by stroke: [Point], length: Double, minimumDrawn: Double, minimumDrawnSide: Double) -> Bool {
+        guard length.isFinite else { return true }
         /// Whether `figure` is certainly under `least`.
         func isShort(_ figure: Double, of least: Double) -> Bool { figure.isFinite && figure < least * (1 - 1e-9) }
         let headSides = Array(drawnSides.dropFirst())
