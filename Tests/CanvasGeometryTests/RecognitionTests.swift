@@ -952,15 +952,15 @@ struct RecognitionTests {
         #expect(arrows.contains { $0.verdict.hasPrefix("refused: ") }, "seed \(seed): \(arrows.map(\.verdict))")
     }
 
-    /// `recognize` refuses an arrow reading without matching it in full when its head's
-    /// points alone trace too little of the head (`ArrowFit.mayBeTraced`). That bound never
+    /// `recognize` refuses a closed arrow head without matching it in full when the head's
+    /// points alone trace too little of it (`ArrowFit.mayBeTraced`). That bound never
     /// refuses what the full match would pass: over every reading of arrows drawn with open
-    /// and closed heads, last and first, and of every non-shape, with the tip at the first sharp turn or the
-    /// forwardmost point, at the recogniser's thresholds and others around them, each
-    /// reading it refuses traces less of its sides, or of one side, than asked when matched
-    /// in full. And it refuses some: the closed head read on the arrow drawn with an open
-    /// one, which leaves the stroke across the barbs undrawn. (Where the length overflows it
-    /// refuses nothing.)
+    /// and closed heads, last and first, and of every non-shape, with the tip at the first
+    /// sharp turn or the forwardmost point, at the recogniser's thresholds and others around
+    /// them, each reading it refuses traces less of its sides, or of one side, than asked
+    /// when matched in full. And it refuses some: the closed head read on the arrow drawn
+    /// with an open one, which leaves the stroke across the barbs undrawn. (Where the length
+    /// overflows it refuses nothing.)
     @Test(arguments: seeds) func arrowTracingBoundRefusesOnlyWhatTheMatchRefuses(seed: UInt64) {
         var pen = SyntheticPen(seed: seed, jitter: 0)
         let size = Self.size(&pen)
