@@ -1,0 +1,500 @@
+import CanvasCore
+import Foundation
+
+extension ShapeRecognizer {
+    /// Every shape the stroke could be, each with its match; the shapes that could not
+    /// even be fitted go to `unfitted`, with the reason. With `decidingOnly` (for
+    /// `recognize`), only what decides the choice: the line alone when it is accepted (it
+    /// is chosen whatever else passes), and each match no further than it takes to refuse
+    /// it (its scores are then partial).
+    static func candidates(
+        _ points: [Point], unfitted: inout [(ShapeKind, String)], decidingOnly: Bool = false
+    ) -> [Candidate] {
+        let prepared: PreparedStroke
+        switch PreparedStroke.of(points) {
+        case .success(let stroke): prepared = stroke
+        case .failure(let failure):
+            if !decidingOnly {
+                unfitted.append((.line, failure == .noLength ? "the stroke has no length" : "the stroke has no extent"))
+            }
+            return []
+        }
+        var search = CandidateSearch(points: points, prepared: prepared, decidingOnly: decidingOnly)
+        let found = search.run()
+        unfitted += search.unfitted
+        return found
+    }
+
+    /// The search for a stroke's candidates, shape by shape, in the order that lets each
+    /// stage use what the ones before it found: the line; the closed shapes (the ellipse
+    /// first, whose distance stops the polygons' matches early); the arrows; the closed
+    /// shapes again on the stroke's closed loop alone, when none passed; the comparison of
+    /// each ellipse that passes with polygons of more sides; last, when nothing passes, the
+    /// elbow arrows. It keeps what the stages share: the candidates so far, why shapes
+    /// could not be fitted (for `explain`) and the ellipses fitted.
+    struct CandidateSearch {
+        /// The stroke as drawn.
+        let points: [Point]
+        let prepared: PreparedStroke
+        /// `recognize`'s search (see `candidates`), not `explain`'s.
+        let decidingOnly: Bool
+        /// The candidates found so far.
+        private(set) var result: [Candidate] = []
+        /// Why shapes could not be fitted, in the order found (only when not `decidingOnly`).
+        private(set) var unfitted: [(ShapeKind, String)] = []
+
+        /// How closely the stroke follows the ellipse fitted to it, once computed (see
+        /// `distanceFromEllipse`).
+        private var ellipseDistance: Double?
+        /// The candidate of the ellipse fitted to the stroke, with the points it follows.
+        private var fittedEllipse: (candidate: Candidate, followed: Followed)?
+        /// The first ellipse refused for a corner, with the points it was fitted to.
+        private var corneredEllipse: (ellipse: FittedEllipse, followed: Followed)?
+        /// Why the readings of the stroke as an arrow gave none (for `explain`).
+        private var arrowRefusals = FurthestRefusals<ArrowFit.RefusedReading>()
+
+        init(points: [Point], prepared: PreparedStroke, decidingOnly: Bool) {
+            self.points = points
+            self.prepared = prepared
+            self.decidingOnly = decidingOnly
+        }
+
+        /// The curve the canvas draws through the pen's points, prepared as the stroke is:
+        /// what the ellipse follows (a densely sampled stroke is its own curve).
+        struct Curve {
+            var prepared: PreparedStroke
+            /// Whether it differs from the stroke.
+            var isCurved: Bool
+
+            /// The curve (or the stroke, when it is its own curve), its hooks cut off or not.
+            func fittedTo(hooksCut: Bool) -> FittedTo {
+                isCurved ? .curve(hooksCut: hooksCut) : .stroke(hooksCut: hooksCut)
+            }
+        }
+
+        /// Every candidate, stage by stage.
+        mutating func run() -> [Candidate] {
+            let line = candidate(.line, FittedLine.segment(through: prepared.stroke))
+            result = [line]
+            result.reserveCapacity(8)
+            if decidingOnly && result[0].isAccepted { return result }
+            let curve = appendClosedShapes()
+            appendArrows()
+            appendClosedLoopShapes(curve: curve)
+            compareEllipsesWithPolygons()
+            appendElbowArrows()
+            return result
+        }
+
+        /// Notes why a shape could not be fitted (for `explain`: not when only deciding).
+        private mutating func note(_ kind: ShapeKind, _ reason: @autoclosure () -> String) {
+            if !decidingOnly { unfitted.append((kind, reason())) }
+        }
+
+        /// `sides`: the pieces the points should follow, by default the replacement's
+        /// edges; `following`: the points compared with them, their size and length, by
+        /// default the trimmed stroke; `closest`: see `Candidate.match`; `fittedTo`: what
+        /// those points are, by default the stroke (its hooks cut off when they were, unless
+        /// other points are given).
+        private mutating func candidate(
+            _ kind: ShapeKind, _ replacement: [Point], sides: OutlineMatch.Sides? = nil,
+            following followed: Followed? = nil, closest: Double = .infinity, fittedTo: FittedTo? = nil
+        ) -> Candidate {
+            let (points, pointsSize, pointsLength) = followed ?? prepared.trimmed
+            let sides = sides ?? .edges(of: replacement)
+            let decidingOnly = decidingOnly
+            func match(roundingCorners: Bool) -> OutlineMatch {
+                Candidate.match(
+                    points, size: pointsSize, length: pointsLength, with: kind, sides: sides,
+                    decidingOnly: decidingOnly, closest: closest, roundingCorners: roundingCorners)
+            }
+            var candidate = Candidate(
+                shape: RecognizedShape(kind: kind, points: replacement),
+                match: match(roundingCorners: kind == .triangle), size: pointsSize,
+                fittedTo: fittedTo ?? .stroke(hooksCut: followed == nil && prepared.isTrimmed))
+            // A rectangle whose sides the stroke follows as closely as a line's, and more
+            // closely than the ellipse fitted to it, but which it does not trace: its corners
+            // may be rounded. (The sides of a lumpy circle, which traces a square's sides no
+            // further than a rounded one, bulge away from them.)
+            if kind.isQuadrilateral, candidate.failedTest?.isTracing == true,
+                candidate.match.rmsDistance <= min(lineRMSTolerance * pointsSize, closest)
+            {
+                let ellipseDistance = distanceFromEllipse()
+                let isRounded = candidate.match.rmsDistance / pointsSize < polygonCloseness * ellipseDistance
+                if isRounded { candidate.match = match(roundingCorners: true) }
+                candidate.cornerRounding = (isRounded, ellipseDistance)
+            }
+            return candidate
+        }
+
+        /// A quadrilateral's candidate: a rectangle matched with the sides as drawn (sheared
+        /// within the skew tolerance), a diamond or a parallelogram with the shape that
+        /// replaces it; and, after a diamond the stroke does not pass, the parallelogram of
+        /// its sides as drawn when it would be one.
+        private mutating func quadrilateral(
+            _ fit: PolygonFit.Quadrilateral, following followed: Followed? = nil, fittedTo: FittedTo? = nil
+        ) -> (candidate: Candidate, fallback: Candidate?) {
+            let sides = fit.kind == .rectangle ? fit.drawn : fit.replacement
+            let main = candidate(
+                fit.kind, fit.replacement, sides: .edges(of: sides), following: followed, fittedTo: fittedTo)
+            guard !main.isAccepted, let parallelogram = fit.parallelogram else { return (main, nil) }
+            let fallback = candidate(
+                .parallelogram, parallelogram, sides: .edges(of: parallelogram), following: followed,
+                fittedTo: fittedTo)
+            return (main, fallback)
+        }
+
+        /// Appends a quadrilateral's candidates.
+        private mutating func append(_ quadrilateral: (candidate: Candidate, fallback: Candidate?)?) {
+            guard let quadrilateral else { return }
+            result.append(quadrilateral.candidate)
+            if let fallback = quadrilateral.fallback { result.append(fallback) }
+        }
+
+        /// How closely the stroke follows the ellipse fitted to it, passing or not: the RMS
+        /// distance, a fraction of its size (infinity when no ellipse fits it), computed when
+        /// first asked for. The ellipse candidate's (`fittedEllipse`) when there is one,
+        /// matched again in full when `recognize` gave its match up (stopped at a point beyond
+        /// the largest distance, the RMS distance so far can be anything, and `explain`,
+        /// which never gives up, would decide otherwise: found by FuzzRecognizer); else the
+        /// ellipse refused for a corner (`corneredEllipse`, the first fitted).
+        private mutating func distanceFromEllipse() -> Double {
+            if let ellipseDistance { return ellipseDistance }
+            func distance(from outline: [Point], of followed: Followed) -> Double {
+                OutlineMatch(stroke: followed.points, length: followed.length, sides: .each([outline]))
+                    .rmsDistance / followed.size
+            }
+            let found =
+                if let (candidate, followed) = fittedEllipse {
+                    candidate.match.isGivenUp
+                        ? distance(from: candidate.shape.points, of: followed) : candidate.relativeRMS
+                } else if let (ellipse, followed) = corneredEllipse {
+                    distance(from: ShapeRecognizer.outline(of: ellipse), of: followed)
+                } else {
+                    Double.infinity
+                }
+            ellipseDistance = found
+            return found
+        }
+
+        /// The ellipse fitted to `followed`, or why it is no candidate (nil when only
+        /// deciding). An ellipse has no corners (which keeps most pentagons, close to their
+        /// circles, from being taken for them), and one wider than the stroke cannot be
+        /// mostly traced by it.
+        private mutating func ellipse(
+            following followed: Followed, fittedTo: FittedTo
+        ) -> (candidate: Candidate?, refusal: String?) {
+            guard let ellipse = FittedEllipse(fitting: followed.points) else {
+                return (nil, "the best conic through the stroke is not an ellipse")
+            }
+            guard ellipse.semiMajor <= followed.size else {
+                guard !decidingOnly else { return (nil, nil) }
+                return (
+                    nil,
+                    "the fitted ellipse is wider than the stroke: its semi-major axis is "
+                        + "\(figure(ellipse.semiMajor / followed.size)) of the stroke's size (at most 1)"
+                )
+            }
+            if let corner = corner(of: followed.points, beyond: ellipse) {
+                if corneredEllipse == nil { corneredEllipse = (ellipse, followed) }
+                guard !decidingOnly else { return (nil, nil) }
+                let at = Int((100 * Double(corner.index) / Double(followed.points.count - 1)).rounded())
+                return (
+                    nil,
+                    "a corner \(at)% along the stroke: it turns \(degrees(corner.turn))° where the ellipse turns "
+                        + "\(degrees(corner.expected))° (more than \(degrees(cornerExcess))° beyond)"
+                )
+            }
+            let outline = ShapeRecognizer.outline(of: ellipse)
+            var candidate = candidate(
+                .ellipse, outline, sides: .each([outline]), following: followed, fittedTo: fittedTo)
+            if candidate.failedTest == .drawnFraction {
+                candidate.minimumDrawn = minimumDrawnShare(of: ellipse, openBetween: followed.points)
+            }
+            candidate.fittedEllipse = (ellipse, followed.points)
+            return (candidate, nil)
+        }
+
+        /// Appends the closed shapes of the stroke: the triangle, the quadrilaterals (the
+        /// split into four runs, of the trimmed stroke and when need be of the whole one, and
+        /// the rectangle of the dominant direction) and the ellipse; returns the curve the
+        /// ellipse followed.
+        ///
+        /// The ellipse is fitted first, though listed after the polygons: in `recognize`, a
+        /// triangle or a rectangle of the whole stroke that follows the stroke less closely
+        /// than a shape already accepted cannot be chosen, and its match stops as soon as
+        /// that is certain. (Not the split rectangle, whose acceptance decides whether the
+        /// whole stroke's is tried, nor the arrows, whose acceptance decides the other
+        /// readings.)
+        private mutating func appendClosedShapes() -> Curve {
+            // The ellipse follows the stroke as the canvas draws it: through a dozen or so pen
+            // points, a smooth curve where straight chords would meet in corners
+            // (`StrokeResampling.curve`). A densely sampled stroke is its own curve; the
+            // polygons and the line keep the chords, which a polygon's corners are.
+            let drawn = StrokeResampling.curve(
+                through: points, spacing: StrokeResampling.length(of: points) / Double(sampleCount - 1))
+            let isCurved = drawn.count != points.count
+            let curve = Curve(
+                prepared: isCurved ? (try? PreparedStroke.of(drawn).get()) ?? prepared : prepared, isCurved: isCurved)
+            let curved = curve.prepared
+            var (ellipseCandidate, ellipseRefusal) = ellipse(
+                following: curved.trimmed, fittedTo: curve.fittedTo(hooksCut: curved.isTrimmed))
+            var ellipseFollowed = curved.trimmed
+            // Hook trimming may cut off part of the outline: round the end of a long ellipse the
+            // stroke turns by more than a hook does. When the trimmed stroke follows its ellipse
+            // but does not trace enough of it, the whole stroke may.
+            if curved.isTrimmed, let failed = ellipseCandidate?.failedTest, failed.isTracing {
+                let untrimmed = ellipse(following: curved.untrimmed, fittedTo: curve.fittedTo(hooksCut: false))
+                if untrimmed.candidate?.isAccepted == true {
+                    (ellipseCandidate, ellipseRefusal) = untrimmed
+                    ellipseFollowed = curved.untrimmed
+                }
+            }
+            fittedEllipse = ellipseCandidate.map { ($0, ellipseFollowed) }
+            var closest = ellipseCandidate.flatMap { $0.isAccepted ? $0.match.rmsDistance : nil } ?? .infinity
+            let polygons = PolygonFit(prepared.stroke)
+            if let triangle = polygons.triangle() {
+                let triangle = candidate(.triangle, triangle, closest: closest)
+                if triangle.isAccepted { closest = min(closest, triangle.match.rmsDistance) }
+                result.append(triangle)
+            } else {
+                note(.triangle, "no three straight runs meet in corners")
+            }
+            let fit = polygons.quadrilateral(quadrilateralTolerances)
+            let splits = (try? fit.get()).map { quadrilateral($0) }
+            let split = splits?.candidate
+            // A parallelogram is the closed shapes' last resort: it neither stops the others'
+            // matches early nor the rectangle of the dominant direction from being tried.
+            let splitIsDecisive = split.map { $0.isAccepted && $0.shape.kind != .parallelogram } ?? false
+            if let split, splitIsDecisive { closest = min(closest, split.match.rmsDistance) }
+            // When that split fails or misses a side (on long rectangles, whose short sides are
+            // cut off as hooks or folded into a long side's run), the right-angled rectangle of
+            // the whole stroke's dominant direction, which the stroke must follow as closely as
+            // any other shape.
+            let oriented =
+                splitIsDecisive
+                ? nil
+                : PolygonFit.orientedRectangle(prepared.whole).map {
+                    candidate(
+                        .rectangle, $0, following: prepared.untrimmed, closest: closest,
+                        fittedTo: .dominantDirection)
+                }
+            // When the stroke follows that rectangle but does not trace one of its sides, and no
+            // other closed shape passes: the split of the whole stroke, whose sides may lean. On
+            // a long rectangle a short side is a tenth of the stroke or less, which hook trimming
+            // cuts off when the stroke starts or ends along it.
+            var untrimmedSplits: (candidate: Candidate, fallback: Candidate?)?
+            if prepared.isTrimmed, closest == .infinity, let failed = oriented?.failedTest, failed.isTracing,
+                case .success(let fit) = PolygonFit(prepared.whole).quadrilateral(quadrilateralTolerances)
+            {
+                untrimmedSplits = quadrilateral(fit, following: prepared.untrimmed)
+            }
+            append(splits)
+            append(untrimmedSplits)
+            if let oriented { result.append(oriented) }
+            if case .failure(let refusal) = fit {
+                let instead = " (the rectangle of the stroke's dominant direction was tried instead)"
+                note(.rectangle, ShapeRecognizer.reason(refusal) + (oriented == nil ? "" : instead))
+            }
+            if let ellipseCandidate {
+                result.append(ellipseCandidate)
+            } else if let ellipseRefusal {
+                note(.ellipse, ellipseRefusal)
+            }
+            return curve
+        }
+
+        /// The candidates of `arrows` read from `points` (of size `size`): the whole stroke or
+        /// with the hook at the head's end cut off (`hookCut`), the tip at the first sharp turn
+        /// or the head's forwardmost point.
+        private mutating func arrowCandidates(
+            _ arrows: [ArrowFit], of points: [Point], size: Double, hookCut: Bool = false, forwardmostTip: Bool = false
+        ) -> [Candidate] {
+            guard !arrows.isEmpty else { return [] }
+            let length = StrokeResampling.length(of: points)
+            // In `recognize`, a closed head the stroke certainly does not trace enough of is
+            // refused without its match: on a stroke that is no arrow (an x, a delete mark), the
+            // stroke across its barbs' ends keeps the head's points near it, so its match
+            // passes the distances, and is refused only for what it traces, after every point.
+            // (An open head's match is mostly given up early, on the distances: for it the
+            // bound costs about what it saves.)
+            var found: [Candidate] = []
+            for arrow in arrows {
+                guard !decidingOnly || !arrow.hasClosedHead
+                    || arrow.mayBeTraced(
+                        by: points, length: length, minimumDrawn: minimumDrawnFraction,
+                        minimumDrawnSide: minimumDrawnSide)
+                else { continue }
+                found.append(
+                    candidate(
+                        .arrow, arrow.symmetricPolyline, sides: .each(arrow.drawnSides),
+                        following: (points, size, length),
+                        fittedTo: .arrow(
+                            hookCut: hookCut, forwardmostTip: forwardmostTip, closedHead: arrow.hasClosedHead)))
+            }
+            return found
+        }
+
+        /// The arrows read from `points`, their refusals noted.
+        private mutating func arrowFits(
+            _ points: [Point], headLast: Bool = true, headFirst: Bool = true, hookCut: Bool = false,
+            forwardmostTip: Bool = false
+        ) -> [ArrowFit] {
+            let found = ArrowFit.readings(
+                points, hookLength: hookLength, sharpTurn: sharpTurn,
+                maximumBow: distanceTolerance * prepared.wholeSize, headLast: headLast, headFirst: headFirst,
+                forwardmostTip: forwardmostTip)
+            if !decidingOnly {
+                let reading = FittedTo.arrowReading(hookCut: hookCut, forwardmostTip: forwardmostTip)
+                for (isLast, refusal) in [(true, found.headLast), (false, found.headFirst)] {
+                    if let refusal { arrowRefusals.keep(.init(reading: reading, refusal: refusal), headLast: isLast) }
+                }
+            }
+            return found.fits
+        }
+
+        /// Appends the arrows read from the whole stroke; when none passes, also from more
+        /// readings: the tip at the head's forwardmost point (a "<" drawn after the shaft,
+        /// which the shaft meets short of its point), and the head's end without the hook the
+        /// pen makes as it lifts after the last barb, sharp or rounded (a "J":
+        /// `StrokeResampling.roundedHookCuts`); the hook at the tail's end is part of the
+        /// shaft, compared with itself.
+        private mutating func appendArrows() {
+            let (whole, wholeSize, cuts) = (prepared.whole, prepared.wholeSize, prepared.cuts)
+            let fits = arrowFits(whole)
+            var arrows = arrowCandidates(fits, of: whole, size: wholeSize)
+            if !arrows.contains(where: \.isAccepted) {
+                // The whole stroke, and each end's trimmed stroke with both readings of the tip;
+                // a trimmed stroke's size is measured once, and only for a reading that fits.
+                var readings = [(points: whole, trimmed: -1, headLast: true, headFirst: true, forwardmostTip: true)]
+                var trimmedSizes: [Double?] = []
+                let rounded = StrokeResampling.roundedHookCuts(whole, within: hookLength, sharperThan: sharpTurn)
+                var ends = [(true, whole[...cuts.last]), (false, whole[cuts.first...])]
+                if rounded.last != cuts.last { ends.append((true, whole[...rounded.last])) }
+                if rounded.first != cuts.first { ends.append((false, whole[rounded.first...])) }
+                for (headLast, trimmed) in ends where trimmed.count < whole.count {
+                    let points = Array(trimmed)
+                    readings += [false, true].map { (points, trimmedSizes.count, headLast, !headLast, $0) }
+                    trimmedSizes.append(nil)
+                }
+                for reading in readings {
+                    let fits = arrowFits(
+                        reading.points, headLast: reading.headLast, headFirst: reading.headFirst,
+                        hookCut: reading.trimmed >= 0, forwardmostTip: reading.forwardmostTip)
+                    guard !fits.isEmpty else { continue }
+                    var size = wholeSize
+                    if reading.trimmed >= 0 {
+                        size = trimmedSizes[reading.trimmed] ?? StrokeResampling.diameter(of: reading.points)
+                        trimmedSizes[reading.trimmed] = size
+                    }
+                    arrows += arrowCandidates(
+                        fits, of: reading.points, size: size, hookCut: reading.trimmed >= 0,
+                        forwardmostTip: reading.forwardmostTip)
+                }
+            }
+            if arrows.isEmpty {
+                let refusals = arrowRefusals
+                note(.arrow, "no arrow reading: " + refusals.description(size: wholeSize))
+            }
+            result += arrows
+        }
+
+        /// When no shape passes (but a parallelogram, the last resort), appends the closed
+        /// shapes again on the stroke's closed loop alone, without a lead-in inside it or a
+        /// run-out past its closure (`closedLoop`); the ellipse on the loop of `curve`.
+        private mutating func appendClosedLoopShapes(curve: Curve) {
+            guard !result.contains(where: { $0.isAccepted && $0.shape.kind != .parallelogram }),
+                let found = closedLoop(of: prepared.stroke, size: prepared.size)
+            else { return }
+            switch found {
+            case .failure(let outside):
+                for kind in [ShapeKind.triangle, .rectangle, .ellipse] {
+                    note(kind, "the stroke's closed loop alone was not tried: " + outside.description)
+                }
+            case .success(let loop):
+                let followed = ShapeRecognizer.followed(loop)
+                let polygons = PolygonFit(loop)
+                if let triangle = polygons.triangle() {
+                    let candidate = candidate(.triangle, triangle, following: followed, fittedTo: .closedLoop)
+                    result.append(candidate)
+                }
+                if case .success(let fit) = polygons.quadrilateral(quadrilateralTolerances) {
+                    let candidates = quadrilateral(fit, following: followed, fittedTo: .closedLoop)
+                    append(candidates)
+                }
+                // The ellipse again on the curve through the pen's points, when it differs.
+                let curved = curve.prepared
+                let curvedLoop = curve.isCurved ? (try? closedLoop(of: curved.stroke, size: curved.size)?.get()) : loop
+                if let curvedLoop,
+                    let ellipse = ellipse(
+                        following: ShapeRecognizer.followed(curvedLoop),
+                        fittedTo: curve.isCurved ? .curvedClosedLoop : .closedLoop
+                    ).candidate
+                {
+                    result.append(ellipse)
+                }
+            }
+        }
+
+        /// A polygon of more sides than a rectangle's, whose corners turn too gently to be
+        /// corners, has straight sides where an ellipse has arcs: such an ellipse is never
+        /// chosen, but still keeps the polygons the stroke follows less than twice as closely
+        /// from being chosen. (Not sought when a triangle or quadrilateral is taken over the
+        /// ellipse anyway.)
+        private mutating func compareEllipsesWithPolygons() {
+            for index in result.indices where result[index].isAccepted {
+                guard let (ellipse, followed) = result[index].fittedEllipse else { continue }
+                let isOutdone = result.contains { other in
+                    other.isAccepted && (other.shape.kind == .triangle || other.shape.kind.isQuadrilateral)
+                        && other.shape.kind != .parallelogram
+                        && other.match.rmsDistance < polygonCloseness * result[index].match.rmsDistance
+                }
+                if !isOutdone {
+                    result[index].polygonComparison = straightSides(
+                        of: followed, within: ellipse, straying: result[index].match.rmsDistance, drawnBy: points,
+                        measuringEvery: !decidingOnly)
+                }
+            }
+        }
+
+        /// Last, when nothing else passes, appends the elbow arrows, whose bends are sharp
+        /// turns that the straight arrow takes for its tip.
+        private mutating func appendElbowArrows() {
+            guard !result.contains(where: \.isAccepted) else {
+                note(.elbowArrow, "another shape passes (an elbow arrow is tried only when none does)")
+                return
+            }
+            // Each fit is compared with the whole stroke. When none passes, those the stroke
+            // follows but does not trace enough of are compared again with the stroke sampled
+            // `ElbowArrowFit.fineness` times as finely (a connector's small head may be a
+            // sample or two of the whole, too few to trace its barbs).
+            let wholeSize = prepared.wholeSize
+            var elbows: [Candidate] = []
+            var fits: [(fit: ElbowArrowFit, polyline: [Point])] = []
+            let readings = ElbowArrowFit.readings(
+                prepared.whole, drawn: points, hookLength: hookLength, sharpTurn: sharpTurn,
+                maximumBow: distanceTolerance * wholeSize, squareness: skewTolerance)
+            for fit in readings.fits {
+                guard let polyline = fit.squaredPolyline else { continue }
+                fits.append((fit, polyline))
+                elbows.append(
+                    candidate(.elbowArrow, polyline, sides: .each(fit.drawnSides), following: prepared.untrimmed))
+            }
+            if !fits.isEmpty, !elbows.contains(where: \.isAccepted) {
+                let finelySampled = StrokeResampling.resampled(
+                    points, count: (sampleCount - 1) * ElbowArrowFit.fineness + 1)
+                let followed = (finelySampled, wholeSize, StrokeResampling.length(of: finelySampled))
+                for index in elbows.indices where elbows[index].failedTest?.isTracing == true {
+                    let (fit, polyline) = fits[index]
+                    elbows[index] = candidate(
+                        .elbowArrow, polyline, sides: .each(fit.drawnSides), following: followed,
+                        fittedTo: .finelySampled)
+                }
+            }
+            if elbows.isEmpty {
+                note(.elbowArrow, "no elbow arrow reading: " + readings.refusals.description(size: wholeSize))
+            }
+            result += elbows
+        }
+    }
+}
