@@ -91,6 +91,10 @@ extension ShapeRecognizer {
             if !decidingOnly { unfitted.append((kind, reason())) }
         }
 
+        /// The candidate of a shape of `kind`, replaced by `replacement`, matched with points
+        /// of the stroke (given up early when only deciding; its corners taken as rounded when
+        /// a rectangle's may be).
+        ///
         /// `sides`: the pieces the points should follow, by default the replacement's
         /// edges; `following`: the points compared with them, their size and length, by
         /// default the trimmed stroke; `closest`: see `Candidate.match`; `fittedTo`: what
