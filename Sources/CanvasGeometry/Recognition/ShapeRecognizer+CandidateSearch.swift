@@ -181,10 +181,10 @@ extension ShapeRecognizer {
             return found
         }
 
-        /// The ellipse fitted to `followed`, or why it is no candidate (nil when only
-        /// deciding). An ellipse has no corners (which keeps most pentagons, close to their
-        /// circles, from being taken for them), and one wider than the stroke cannot be
-        /// mostly traced by it.
+        /// The ellipse fitted to `followed` as a candidate, or why there is none (in words
+        /// that `recognize` leaves out, but for a conic that is no ellipse). An ellipse has
+        /// no corners (which keeps most pentagons, close to their circles, from being taken
+        /// for them), and one wider than the stroke cannot be mostly traced by it.
         private mutating func ellipse(
             following followed: Followed, fittedTo: FittedTo
         ) -> (candidate: Candidate?, refusal: String?) {
