@@ -219,18 +219,11 @@ extension ShapeRecognizer {
             return (candidate, nil)
         }
 
-        /// Appends the closed shapes of the stroke: the triangle, the quadrilaterals (the
-        /// split into four runs, of the trimmed stroke and when need be of the whole one, and
-        /// the rectangle of the dominant direction) and the ellipse; returns the curve the
-        /// ellipse followed.
-        ///
-        /// The ellipse is fitted first, though listed after the polygons: in `recognize`, a
-        /// triangle or a rectangle of the whole stroke that follows the stroke less closely
-        /// than a shape already accepted cannot be chosen, and its match stops as soon as
-        /// that is certain. (Not the split rectangle, whose acceptance decides whether the
-        /// whole stroke's is tried, nor the arrows, whose acceptance decides the other
-        /// readings.)
-        private mutating func appendClosedShapes() -> Curve {
+        /// The ellipse of the stroke, kept as `fittedEllipse`: fitted to the curve through the
+        /// pen's points, its hooks cut off, and when that curve follows its ellipse but does
+        /// not trace enough of it, to the whole curve; with the curve, and why there is no
+        /// candidate (`ellipse(following:fittedTo:)`).
+        private mutating func strokeEllipse() -> (candidate: Candidate?, refusal: String?, curve: Curve) {
             // The ellipse follows the stroke as the canvas draws it: through a dozen or so pen
             // points, a smooth curve where straight chords would meet in corners
             // (`StrokeResampling.curve`). A densely sampled stroke is its own curve; the
@@ -241,20 +234,36 @@ extension ShapeRecognizer {
             let curve = Curve(
                 prepared: isCurved ? (try? PreparedStroke.of(drawn).get()) ?? prepared : prepared, isCurved: isCurved)
             let curved = curve.prepared
-            var (ellipseCandidate, ellipseRefusal) = ellipse(
+            var (candidate, refusal) = ellipse(
                 following: curved.trimmed, fittedTo: curve.fittedTo(hooksCut: curved.isTrimmed))
-            var ellipseFollowed = curved.trimmed
+            var followed = curved.trimmed
             // Hook trimming may cut off part of the outline: round the end of a long ellipse the
             // stroke turns by more than a hook does. When the trimmed stroke follows its ellipse
             // but does not trace enough of it, the whole stroke may.
-            if curved.isTrimmed, let failed = ellipseCandidate?.failedTest, failed.isTracing {
+            if curved.isTrimmed, let failed = candidate?.failedTest, failed.isTracing {
                 let untrimmed = ellipse(following: curved.untrimmed, fittedTo: curve.fittedTo(hooksCut: false))
                 if untrimmed.candidate?.isAccepted == true {
-                    (ellipseCandidate, ellipseRefusal) = untrimmed
-                    ellipseFollowed = curved.untrimmed
+                    (candidate, refusal) = untrimmed
+                    followed = curved.untrimmed
                 }
             }
-            fittedEllipse = ellipseCandidate.map { ($0, ellipseFollowed) }
+            fittedEllipse = candidate.map { ($0, followed) }
+            return (candidate, refusal, curve)
+        }
+
+        /// Appends the closed shapes of the stroke: the triangle, the quadrilaterals (the
+        /// split into four runs, of the trimmed stroke and when need be of the whole one, and
+        /// the rectangle of the dominant direction) and the ellipse (`strokeEllipse`); returns
+        /// the curve the ellipse followed.
+        ///
+        /// The ellipse is fitted first, though listed after the polygons: in `recognize`, a
+        /// triangle or a rectangle of the whole stroke that follows the stroke less closely
+        /// than a shape already accepted cannot be chosen, and its match stops as soon as
+        /// that is certain. (Not the split rectangle, whose acceptance decides whether the
+        /// whole stroke's is tried, nor the arrows, whose acceptance decides the other
+        /// readings.)
+        private mutating func appendClosedShapes() -> Curve {
+            let (ellipseCandidate, ellipseRefusal, curve) = strokeEllipse()
             var closest = ellipseCandidate.flatMap { $0.isAccepted ? $0.match.rmsDistance : nil } ?? .infinity
             let polygons = PolygonFit(prepared.stroke)
             if let triangle = polygons.triangle() {
