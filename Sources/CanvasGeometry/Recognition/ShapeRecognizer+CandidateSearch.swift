@@ -72,7 +72,8 @@ extension ShapeRecognizer {
             }
         }
 
-        /// Every candidate, stage by stage.
+        /// Every candidate, stage by stage. A search runs once (`candidates` makes one for each
+        /// stroke): what it keeps belongs to its stroke.
         mutating func run() -> [Candidate] {
             let line = candidate(.line, FittedLine.segment(through: prepared.stroke))
             result = [line]
