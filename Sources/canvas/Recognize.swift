@@ -17,7 +17,9 @@ struct Recognize: ParsableCommand {
             object also has "explain": every shape tried, with the stroke's scores against it \
             (distances as fractions of the stroke's size, the share of the outline and of its \
             least-drawn side traced) and its verdict: chosen, passes, refused (the failed test \
-            and its figures) or not fitted (why). See docs/recognition.md.
+            and its figures) or not fitted (why); and "smoothing", when the stroke's points lie \
+            on a grid coarse for its size (whole pixels on a small shape), how it was smoothed \
+            before fitting. See docs/recognition.md.
             """
     )
 
@@ -61,10 +63,15 @@ struct Recognize: ParsableCommand {
         }
     }
 
+    /// `,"smoothing":…` when the stroke was smoothed before fitting, then
     /// `,"explain":[{"shape":…,"fitted_to":…,"rms":…,"max":…,"traced":…,"least_side":…,"verdict":…},
     /// …]`, the scores rounded to 3 decimals (null when not finite); what the shape was
     /// fitted to and the scores are absent for shapes that were not fitted.
     static func append(_ explanation: RecognitionExplanation, to output: inout [UInt8]) {
+        if let smoothing = explanation.smoothing {
+            output.append(contentsOf: #","smoothing":"#.utf8)
+            CanonicalJSON.appendString(smoothing, to: &output)
+        }
         output.append(contentsOf: #","explain":["#.utf8)
         for (index, hypothesis) in explanation.hypotheses.enumerated() {
             if index > 0 { output.append(UInt8(ascii: ",")) }

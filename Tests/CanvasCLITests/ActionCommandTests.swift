@@ -175,6 +175,30 @@ struct ActionCommandTests {
         #expect(line["rms"] is NSNull && line["max"] is NSNull, "\(line)")
     }
 
+    /// A circle 16 px across on whole pixels (a mouse on a small shape): --explain says the
+    /// stroke was smoothed before fitting, and the circle is an ellipse; one 300 px across
+    /// is fitted as drawn, and says nothing of it.
+    @Test func recognizeExplainsThatASmallStrokeOnWholePixelsWasSmoothed() throws {
+        func circle(across size: Double) throws -> [String: Any] {
+            let points = (0...100).map { k -> [Double] in
+                let angle = 2 * Double.pi * Double(k) / 100
+                return [(50 + size / 2 * cos(angle)).rounded(), (50 + size / 2 * sin(angle)).rounded()]
+            }
+            let line = try String(data: JSONSerialization.data(withJSONObject: ["points": points]), encoding: .utf8)!
+            let outcome = try CanvasCommand.run(["recognize", "--explain"], input: line + "\n")
+            #expect(outcome.status == 0, "\(outcome.standardError)")
+            let object = try JSONSerialization.jsonObject(with: Data(outcome.standardOutput.utf8))
+            return try #require(object as? [String: Any])
+        }
+        let small = try circle(across: 16)
+        #expect(small["shape"] as? String == "ellipse")
+        let smoothing = small["smoothing"] as? String ?? ""
+        #expect(
+            smoothing.hasPrefix("the points lie on a grid of 1, 0.062 of the stroke's width or height"), "\(smoothing)")
+        let large = try circle(across: 300)
+        #expect(large["shape"] as? String == "ellipse" && large["smoothing"] == nil, "\(large)")
+    }
+
     /// An octagon drawn by hand (its corners turn 45°, too gently to be corners) is left
     /// alone, and --explain says why its ellipse was refused: eight straight sides.
     @Test func recognizeLeavesAnOctagonAloneAndSaysWhy() throws {

@@ -88,4 +88,15 @@ public struct RecognitionExplanation: Sendable {
     public var shape: RecognizedShape
     /// Every shape tried, fitted ones first.
     public var hypotheses: [Hypothesis]
+    /// How the stroke was smoothed before any shape was fitted, in words, when its points
+    /// lie on a grid coarse for its size (whole pixels on a small shape); nil when they
+    /// were fitted as drawn.
+    public var smoothing: String?
+
+    /// An explanation.
+    public init(shape: RecognizedShape, hypotheses: [Hypothesis], smoothing: String? = nil) {
+        self.shape = shape
+        self.hypotheses = hypotheses
+        self.smoothing = smoothing
+    }
 }

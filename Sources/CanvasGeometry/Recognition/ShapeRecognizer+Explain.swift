@@ -55,7 +55,13 @@ extension ShapeRecognizer {
         for (kind, reason) in unfitted {
             hypotheses.append(RecognitionExplanation.Hypothesis(kind: kind, verdict: "not fitted: " + reason))
         }
-        return RecognitionExplanation(shape: chosen?.shape ?? .none, hypotheses: hypotheses)
+        let smoothing = PenGrid.coarse(of: points).map { grid in
+            let (step, share) = (String(format: "%g", grid.step), figure(grid.step / grid.extent))
+            return "the points lie on a grid of \(step), \(share) of the stroke's width or height (over "
+                + "\(figure(PenGrid.coarseness))): each point was replaced by the mean of the stroke within "
+                + "\(figure(PenGrid.halfWindow)) steps of it along the stroke before fitting"
+        }
+        return RecognitionExplanation(shape: chosen?.shape ?? .none, hypotheses: hypotheses, smoothing: smoothing)
     }
 
     /// How many times closer a polygon must be, as `explain` says it ("2").
