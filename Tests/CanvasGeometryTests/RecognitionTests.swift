@@ -875,6 +875,22 @@ struct RecognitionTests {
         #expect(ShapeRecognizer.recognize(points).kind == .none)
     }
 
+    /// A match is given up only when it would be refused in full, however small the stroke:
+    /// five points 10⁻¹⁶⁰ apart, on a grid of that step and smoothed (`PenGrid`), follow an
+    /// arrow at an RMS distance of 0.05 of their size, just within the limit; the squares
+    /// are subnormal, and their sum passed the limit's (its square, a subnormal of a digit
+    /// or two) while the RMS distance did not. `recognize` gave the match up and left the
+    /// stroke alone; `explain`, matching it in full, chose the arrow. Found by
+    /// FuzzRecognizer (its regression
+    /// `recognize-gives-up-an-arrow-within-the-limit-at-the-smallest-scale`).
+    @Test func aMatchIsGivenUpOnlyWhenRefusedHoweverSmallTheStroke() {
+        let points = [(0, -1), (-1, 1), (0, 0), (1, 0), (-1, 0)].map {
+            Point(x: Double($0.0) * 1e-160, y: Double($0.1) * 1e-160)
+        }
+        #expect(ShapeRecognizer.explain(points).shape.kind == .arrow)
+        #expect(ShapeRecognizer.recognize(points) == ShapeRecognizer.explain(points).shape)
+    }
+
     /// An arrow whose shaft is over 10¹⁵⁴ long has finite barbs: its lengths' squares
     /// overflow, and the replacement's barbs were not numbers (so `recognize` and `explain`
     /// gave shapes that compare unequal). Found by FuzzRecognizer (its regression

@@ -144,8 +144,19 @@ struct OutlineMatch {
                         var guess = 0
                         // Sums of squares beyond this make the RMS distance exceed its limit:
                         // the margin of a billionth is far above the rounding of a division
-                        // and a square root.
+                        // and a square root. Not where the squares are subnormal (a stroke
+                        // about 10⁻¹⁶⁰ across), whose few digits can put the sum over it while
+                        // the RMS distance is within the limit: there the RMS distance itself
+                        // decides, computed as the match's is, from a sum that only grows, so
+                        // that a match is given up only if it would be refused in full (found
+                        // by FuzzRecognizer: a stroke explained as an arrow was none).
                         let sumLimit = limits.map { $0.rms * $0.rms * Double(stroke.count) * (1 + 1e-9) } ?? .infinity
+                        func isBeyondTheLimits() -> Bool {
+                            guard let limits else { return false }
+                            if largest > limits.largest { return true }
+                            return sumOfSquares > sumLimit
+                                && (sumOfSquares / Double(stroke.count)).squareRoot() > limits.rms
+                        }
                         for (index, point) in stroke.enumerated() {
                             let nearest = Self.nearest(
                                 to: point, on: outline, edges, boxRows, groupBoxRows, guess: &guess)
@@ -153,7 +164,7 @@ struct OutlineMatch {
                             sumOfSquares += distance * distance
                             largest = max(largest, distance)
                             (feet.baseAddress! + index).initialize(to: (nearest.side, nearest.position))
-                            if sumOfSquares > sumLimit || largest > limits?.largest ?? .infinity {
+                            if isBeyondTheLimits() {
                                 givenUp = true
                                 return
                             }
