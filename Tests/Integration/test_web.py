@@ -7,6 +7,7 @@ selenium importable (scripts/test's venv). Screenshots of each step go to
 $CANVAS_WEB_SCREENSHOTS (default: web-screenshots/ in the test's folder)."""
 
 import json
+import math
 import os
 import random
 import re
@@ -169,6 +170,20 @@ def rough_rectangle(left, top, right, bottom):
     return rough_polyline([(left, top), (right, top), (right, bottom), (left, bottom), (left + 3, top + 4)])
 
 
+def small_circle(cx, cy, radius, seed=7, count=36):
+    """A small circle drawn with a mouse, on whole pixels: `count` points a turn, each off its
+    radius by up to 0.8 px (seeded), run on past the start by a tenth of a turn."""
+    rng = random.Random(seed)
+    points = []
+    for i in range(int(count * 1.1) + 1):
+        angle = 2 * math.pi * i / count
+        r = radius + rng.uniform(-0.8, 0.8)
+        point = (int(round(cx + r * math.cos(angle))), int(round(cy + r * math.sin(angle))))
+        if not points or points[-1] != point:
+            points.append(point)
+    return points
+
+
 @unittest.skipIf(lan_interface() is None, "no interface with multicast here")
 class PageInABrowser(unittest.TestCase):
     """Everything in one scenario, in order, on one pair of nodes (a browser start costs)."""
@@ -271,6 +286,18 @@ class PageInABrowser(unittest.TestCase):
         self.assertGreater(b.ink(862, 528, 4), 0, "its head")
         self.wait_converged("the elbow arrow")
         b.screenshot("4b-elbow-arrow-recognised")
+
+        # 4c. A circle 20 px across drawn with a mouse (whole pixels: a shape drawn small, or on
+        # a zoomed-out board): the staircase of its pixels is averaged out before fitting, and
+        # it becomes an ellipse on both pages (docs/recognition.md, "Drawn small on whole
+        # pixels"; before, this stroke was left alone).
+        a.drag(small_circle(720, 300, 10), pointer="mouse")
+        for page in (a, b):
+            page.wait(lambda page=page: page.js(shape) == 3, f"the recognised small circle on page {page.name}")
+        self.assertGreater(b.ink(730, 300, 3), 0, "the small circle's right side")
+        self.assertEqual(b.ink(720, 300, 2), 0, "nothing drawn inside it")
+        self.wait_converged("the small circle")
+        b.screenshot("4c-small-circle-recognised")
 
         # 5. The SVG the page downloads is `canvas export` of the room.
         a.focus()
