@@ -49,6 +49,19 @@ struct PenGridTests {
         #expect(abs(grid.step - 4) < 1e-9, "\(grid)")
     }
 
+    /// The page's points: whole screen pixels, moved by the view and divided by its zoom,
+    /// then rounded to hundredths (`canvas.js`, `worldPoint`): at any zoom, the grid of one
+    /// screen pixel is found.
+    @Test(arguments: [0.37, 0.8, 1.7, 3.3]) func thePagesGridIsFoundAtAnyZoom(zoom: Double) throws {
+        let onScreen = Self.circle(diameter: 20)
+        let world = onScreen.map { point in
+            Point(x: ((point.x - 13.3) / zoom * 100).rounded() / 100, y: ((point.y - 7.9) / zoom * 100).rounded() / 100)
+        }
+        let grid = try #require(PenGrid.coarse(of: world))
+        #expect(abs(grid.step - 1 / zoom) < 0.011, "zoom \(zoom): \(grid)")
+        #expect(ShapeRecognizer.recognize(world).kind == .ellipse, "zoom \(zoom)")
+    }
+
     @Test func strokesOnAFineGridOrNoneAreLeftAsDrawn() {
         // 40 steps across or more: whole pixels on a shape 40 px across and larger.
         #expect(PenGrid.coarse(of: Self.circle(diameter: 40)) == nil)
