@@ -165,6 +165,11 @@ struct RecognitionEvaluationTests {
         "drawn 12 px across on whole pixels": [.arrow: 0.90, .ellipse: 0.96, .rectangle: 0.76, .triangle: 0.86],
         "drawn 20 px across on whole pixels": [.arrow: 0.93, .ellipse: 0.96, .rectangle: 0.93, .triangle: 0.93],
         "non-shapes drawn 16 px across on whole pixels": [.none: 0.99],
+        // Added the same day, as first measured: noise of 2 % of the size (seven times the
+        // data's own) reads as corners in circles and as barbs in arrows (docs/recognition.md,
+        // Known limitations).
+        "pen noise of 1 % of the size": [.arrow: 0.86, .ellipse: 0.93, .rectangle: 0.86, .triangle: 0.90],
+        "pen noise of 2 % of the size": [.arrow: 0.20, .ellipse: 0.16, .rectangle: 0.83, .triangle: 0.90],
     ]
 
     /// One sample's outcome.
@@ -246,12 +251,16 @@ struct RecognitionEvaluationTests {
         /// pixels, and recorded on whole pixels (`onWholePixels`). Applied after the turn: the
         /// grid is the screen's, not the shape's.
         case drawnSmall
+        /// Drawn by a shakier hand or on a noisier screen: each pen point moved by Gaussian
+        /// noise of `amount` of the stroke's size (the larger side of its box) in each
+        /// coordinate (`noisy`; the data's own strokes stray about 0.3 % from straight).
+        case noisy
 
         /// Whether the change is made after the stroke is turned.
         var isAfterTheTurn: Bool { self == .drawnSmall }
 
-        /// `points` changed by `amount`.
-        func applied(to points: [Point], by amount: Double) -> [Point] {
+        /// `points` changed by `amount`; only `noisy` draws from `random`.
+        func applied(to points: [Point], by amount: Double, using random: inout SplitMix64) -> [Point] {
             switch self {
             case .roundedOff: CanvasGeometryTests.roundedOff(points, over: amount)
             case .thinned: stride(from: 0, to: points.count, by: Int(amount)).map { points[$0] } + [points.last!]
@@ -262,6 +271,7 @@ struct RecognitionEvaluationTests {
                 CanvasGeometryTests.roundedOff(
                     RecognitionEvaluationTests.polygonized(points, sides: Int(amount)), over: 0.01)
             case .drawnSmall: RecognitionEvaluationTests.onWholePixels(points, across: amount)
+            case .noisy: RecognitionEvaluationTests.noisy(points, by: amount, using: &random)
             }
         }
     }
@@ -299,6 +309,8 @@ struct RecognitionEvaluationTests {
             ("drawn 12 px across on whole pixels", smallShapes, [12], .drawnSmall, 3, nil),
             ("drawn 20 px across on whole pixels", smallShapes, [20], .drawnSmall, 3, nil),
             ("non-shapes drawn 16 px across on whole pixels", dollarNonShapes, [16], .drawnSmall, 3, ShapeKind.none),
+            ("pen noise of 1 % of the size", smallShapes, [0.01], .noisy, 4, nil),
+            ("pen noise of 2 % of the size", smallShapes, [0.02], .noisy, 4, nil),
         ]
 
     /// The $1 shapes drawn small.
@@ -309,6 +321,14 @@ struct RecognitionEvaluationTests {
         "caret", "check", "delete_mark", "left_curly_brace", "left_sq_bracket", "pigtail", "question_mark",
         "right_curly_brace", "right_sq_bracket", "star", "v", "x",
     ]
+
+    /// `points`, each moved by Gaussian noise (`gaussianOffset`) of standard deviation `fraction`
+    /// of the larger side of their box in each coordinate.
+    static func noisy(_ points: [Point], by fraction: Double, using random: inout SplitMix64) -> [Point] {
+        let (xs, ys) = (points.map(\.x), points.map(\.y))
+        let deviation = fraction * max(xs.max()! - xs.min()!, ys.max()! - ys.min()!)
+        return points.map { $0 + gaussianOffset(deviation: deviation, using: &random) }
+    }
 
     /// `points` scaled so that the larger side of their box is `size`, and rounded to whole
     /// pixels, as a mouse records a shape drawn that small (`PenGrid`).
@@ -416,7 +436,7 @@ struct RecognitionEvaluationTests {
         // The strokes first, with every random draw made in order (the figures in
         // docs/recognition.md come from this fixed seed); then recognised on every core.
         var work: [(outcome: Outcome, stroke: [Point])] = []
-        var generators = Generators(seeds: 14, 27, 28, 29, 30)
+        var generators = Generators(seeds: 14, 27, 28, 29, 30, 31)
         for dataSet in dataSets {
             guard let gestures = try? gestures(in: dataSet.file) else { continue }
             let set = dataSet.name.hasPrefix("$1") ? "$1" : "MMG"
@@ -493,8 +513,12 @@ struct RecognitionEvaluationTests {
                 let rotation = Double.random(in: 0..<(2 * .pi), using: &generators.changes[change.generator])
                 let stroke =
                     change.change.isAfterTheTurn
-                    ? change.change.applied(to: transformed(points, aspect: 1, rotation: rotation), by: amount)
-                    : transformed(change.change.applied(to: points, by: amount), aspect: 1, rotation: rotation)
+                    ? change.change.applied(
+                        to: transformed(points, aspect: 1, rotation: rotation), by: amount,
+                        using: &generators.changes[change.generator])
+                    : transformed(
+                        change.change.applied(to: points, by: amount, using: &generators.changes[change.generator]),
+                        aspect: 1, rotation: rotation)
                 work.append((outcome(change.variant, expected), stroke))
             }
         }
@@ -912,8 +936,10 @@ struct RecognitionEvaluationTests {
 
     /// False recognitions over the strangers' gestures as drawn and changed, but the
     /// generated polygons: as first measured, 302 of 64,989 (0.46 %); 275 (0.42 %) since an
-    /// arrow's barbs are drawn to about one length.
-    static let strangersChangedFalseRecognitionLimit = 275.0 / 64989
+    /// arrow's barbs are drawn to about one length; with the rows added on 2026-11-28
+    /// (sixteenth session: drawn small on whole pixels, 343 of 81,305; then with pen noise,
+    /// whose circles become rectangles and arrows elbow arrows, 436 of 88,151, 0.49 %).
+    static let strangersChangedFalseRecognitionLimit = 436.0 / 88151
 
     @Test(.enabled(if: isStrangersPresent, "CANVAS_STRANGERS does not name the converted collections"))
     func recognitionOnStrangersDrawingTheDollarGestures() throws {
@@ -922,7 +948,7 @@ struct RecognitionEvaluationTests {
         // the table by person.
         let file = Self.strangersFile!
         let expected = Dictionary(uniqueKeysWithValues: Self.strangers.map { ($0.label, $0.expected.first!) })
-        var generators = Generators(seeds: 114, 127, 128, 129, 130)
+        var generators = Generators(seeds: 114, 127, 128, 129, 130, 131)
         var work: [(outcome: Outcome, stroke: [Point])] = []
         let samples = try Self.records(DrawnShape.self, inJSONLines: file)
         for sample in samples where sample.strokes.count == 1 {

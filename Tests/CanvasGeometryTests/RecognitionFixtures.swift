@@ -51,12 +51,17 @@ struct SyntheticPen {
     }
 
     private mutating func jittered(_ point: Point) -> Point {
-        // Box–Muller: two uniforms give one standard normal.
-        let u = Double.random(in: Double.ulpOfOne..<1, using: &rng)
-        let v = Double.random(in: 0..<1, using: &rng)
-        let radius = jitter * (-2 * log(u)).squareRoot()
-        return Point(x: point.x + radius * cos(2 * .pi * v), y: point.y + radius * sin(2 * .pi * v))
+        point + gaussianOffset(deviation: jitter, using: &rng)
     }
+}
+
+/// A random offset whose coordinates are Gaussian with standard deviation `deviation`
+/// (Box–Muller: two uniforms give one standard normal, its angle uniform).
+func gaussianOffset(deviation: Double, using random: inout SplitMix64) -> Point {
+    let u = Double.random(in: Double.ulpOfOne..<1, using: &random)
+    let v = Double.random(in: 0..<1, using: &random)
+    let radius = deviation * (-2 * log(u)).squareRoot()
+    return Point(x: radius * cos(2 * .pi * v), y: radius * sin(2 * .pi * v))
 }
 
 /// `points` with every corner rounded off as a fast hand rounds it: resampled to 256 points
