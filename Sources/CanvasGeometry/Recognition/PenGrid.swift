@@ -10,10 +10,8 @@ import CanvasCore
 /// every step turns 45°–90°, which the ellipse's corner test reads as a corner and an
 /// arrow's head reading as barbs. When the grid's step is more than `coarseness` of the
 /// stroke's extent, each point is replaced by the mean of the stroke over an arc of
-/// `halfWindow` steps either side of it (the window shrunk near the ends, so that the ends
-/// stay where they were drawn): the staircase averages out to the line it steps along,
-/// and the shape, many steps across, stays. The stroke keeps its points (a sparsely
-/// sampled stroke stays sparse) and their order.
+/// `halfWindow` steps either side of it (`StrokeSmoothing.averaged`): the staircase
+/// averages out to the line it steps along, and the shape, many steps across, stays.
 struct PenGrid: Equatable {
     /// The grid's step: the least non-zero difference of either coordinate between two
     /// consecutive points.
@@ -23,8 +21,8 @@ struct PenGrid: Equatable {
 
     /// A grid step over this fraction of the stroke's extent is averaged out: the stroke
     /// is fewer than 40 steps across. At 40 px on whole pixels, the development subjects'
-    /// shapes are recognised as at full size; at 20 px, before smoothing, 88 % of circles
-    /// and 89 % of arrows were (docs/recognition.md, "Small shapes on a coarse grid").
+    /// shapes are recognised as at full size; at 20 px, before smoothing, 91 % of circles
+    /// and 85 % of arrows were (docs/recognition.md, "Drawn small on whole pixels").
     static let coarseness = 1.0 / 40
     /// Half the arc each point is averaged over, in grid steps. A uniform window of half
     /// width h has the spread (standard deviation) h/√3 of the arc it covers: √3 steps
@@ -76,49 +74,9 @@ struct PenGrid: Equatable {
         return PenGrid(step: step, extent: extent)
     }
 
-    /// `points` with the grid averaged out: each point the mean of the polyline over the
-    /// arc of `halfWindow` steps either side of it, or as far as the nearer end when that
-    /// is closer (the ends themselves unchanged). The points as they are when the sums
-    /// overflow (coordinates near the largest a Double holds).
+    /// `points` with the grid averaged out (`StrokeSmoothing.averaged` over `halfWindow`
+    /// steps).
     func smoothed(_ points: [Point]) -> [Point] {
-        // Positions from the first point (so that a small stroke far out on the canvas keeps
-        // its precision): the arc length at each point, and the integral of the position
-        // along the arc up to it.
-        let origin = points[0]
-        let local = points.map { $0 - origin }
-        var arc = [0.0]
-        var integrated = [Point(x: 0, y: 0)]
-        arc.reserveCapacity(points.count)
-        integrated.reserveCapacity(points.count)
-        for (a, b) in zip(local, local.dropFirst()) {
-            let length = a.distance(to: b)
-            arc.append(arc[arc.count - 1] + length)
-            integrated.append(integrated[integrated.count - 1] + (a + b) * (length / 2))
-        }
-        let total = arc[arc.count - 1]
-        guard total > 0, total.isFinite else { return points }
-        // The integral of the position from the start to arc length `s`, within the segment
-        // that begins at point `j`.
-        func integral(to s: Double, segment j: Int) -> Point {
-            let along = s - arc[j]
-            let length = arc[j + 1] - arc[j]
-            guard length > 0 else { return integrated[j] }
-            let direction = (local[j + 1] - local[j]) / length
-            return integrated[j] + local[j] * along + direction * (along * along / 2)
-        }
-        let reach = Self.halfWindow * step
-        // The window's two ends only move forward from one point to the next: each walks the
-        // segments once.
-        var (lowSegment, highSegment) = (0, 0)
-        let smoothed = points.indices.map { index in
-            let half = min(reach, arc[index], total - arc[index])
-            guard half > 0 else { return points[index] }
-            let (from, to) = (arc[index] - half, arc[index] + half)
-            while lowSegment < points.count - 2, arc[lowSegment + 1] < from { lowSegment += 1 }
-            while highSegment < points.count - 2, arc[highSegment + 1] < to { highSegment += 1 }
-            return origin
-                + (integral(to: to, segment: highSegment) - integral(to: from, segment: lowSegment)) / (2 * half)
-        }
-        return smoothed.allSatisfy { $0.x.isFinite && $0.y.isFinite } ? smoothed : points
+        StrokeSmoothing.averaged(points, within: Self.halfWindow * step)
     }
 }

@@ -55,13 +55,22 @@ extension ShapeRecognizer {
         for (kind, reason) in unfitted {
             hypotheses.append(RecognitionExplanation.Hypothesis(kind: kind, verdict: "not fitted: " + reason))
         }
-        let smoothing = PenGrid.coarse(of: points).map { grid in
+        let smoothed = StrokeSmoothing.smoothed(points)
+        let grid = smoothed.grid.map { grid in
             let (step, share) = (String(format: "%g", grid.step), figure(grid.step / grid.extent))
             return "the points lie on a grid of \(step), \(share) of the stroke's width or height (over "
                 + "\(figure(PenGrid.coarseness))): each point was replaced by the mean of the stroke within "
                 + "\(figure(PenGrid.halfWindow)) steps of it along the stroke before fitting"
         }
-        return RecognitionExplanation(shape: chosen?.shape ?? .none, hypotheses: hypotheses, smoothing: smoothing)
+        let noise = smoothed.noise.map { noise in
+            "the points' noise is \(figure(noise.deviation / noise.extent)) of the stroke's width or height (over "
+                + "\(figure(PenNoise.largeNoise))): each point was replaced by the mean of the stroke within "
+                + "\(String(format: "%g", PenNoise.halfWindow)) times that of it along the stroke before fitting"
+        }
+        let smoothing = [grid, noise].compactMap { $0 }
+        return RecognitionExplanation(
+            shape: chosen?.shape ?? .none, hypotheses: hypotheses,
+            smoothing: smoothing.isEmpty ? nil : smoothing.joined(separator: "; then "))
     }
 
     /// How many times closer a polygon must be, as `explain` says it ("2").
