@@ -165,11 +165,11 @@ struct RecognitionEvaluationTests {
         "drawn 12 px across on whole pixels": [.arrow: 0.90, .ellipse: 0.96, .rectangle: 0.76, .triangle: 0.86],
         "drawn 20 px across on whole pixels": [.arrow: 0.93, .ellipse: 0.96, .rectangle: 0.93, .triangle: 0.93],
         "non-shapes drawn 16 px across on whole pixels": [.none: 0.99],
-        // Added the same day, as first measured: noise of 2 % of the size (seven times the
-        // data's own) reads as corners in circles and as barbs in arrows (docs/recognition.md,
-        // Known limitations).
-        "pen noise of 1 % of the size": [.arrow: 0.86, .ellipse: 0.93, .rectangle: 0.86, .triangle: 0.90],
-        "pen noise of 2 % of the size": [.arrow: 0.20, .ellipse: 0.16, .rectangle: 0.83, .triangle: 0.90],
+        // Added the same day. Before the noise was averaged out (`PenNoise`), 1 %: arrows 0.86,
+        // ellipses 0.93, rectangles 0.86, triangles 0.90; 2 %: arrows 0.20 and ellipses 0.16
+        // (the noise read as barbs and corners), rectangles 0.83, triangles 0.90.
+        "pen noise of 1 % of the size": [.arrow: 0.86, .ellipse: 0.93, .rectangle: 0.93, .triangle: 0.93],
+        "pen noise of 2 % of the size": [.arrow: 0.96, .ellipse: 0.80, .rectangle: 0.90, .triangle: 0.93],
     ]
 
     /// One sample's outcome.
@@ -748,7 +748,9 @@ struct RecognitionEvaluationTests {
     /// for a polygon's sides (71 strokes refused, 68 of the 260 heads that are ellipses).
     /// A side counts only with pen points along it (`ShapeRecognizer.drawnSidePoints`):
     /// none is refused so, and `explain` says of the 68 whose sides are straight enough that
-    /// a side holds too few of the pen's points.
+    /// a side holds too few of the pen's points (69 since 2026-11-28: one head whose noise
+    /// is averaged out, `PenNoise`, follows a heptagon's runs more closely than before,
+    /// 0.40 of its arcs' distance instead of 0.52, and is an ellipse as before).
     @Test(.enabled(if: isDataPresent, "the gesture data sets are not in ../shared/data beside the repository"))
     func loopsThePenSampledSparselyAreNoPolygons() throws {
         let set = Self.dataSets.first { $0.name.hasPrefix("MMG (development") }!
@@ -765,7 +767,7 @@ struct RecognitionEvaluationTests {
         }
         #expect(heads > 600, "the half notes' strokes: \(heads)")
         #expect(refused == 0, "\(refused) of \(heads) half notes' strokes refused as polygons")
-        #expect(undrawn == 68, "\(undrawn) half notes' strokes explained as straight where the pen recorded nothing")
+        #expect(undrawn == 69, "\(undrawn) half notes' strokes explained as straight where the pen recorded nothing")
     }
 
     /// The $1 shapes by the speed they were drawn at (each subject drew each shape slowly,
@@ -938,8 +940,9 @@ struct RecognitionEvaluationTests {
     /// generated polygons: as first measured, 302 of 64,989 (0.46 %); 275 (0.42 %) since an
     /// arrow's barbs are drawn to about one length; with the rows added on 2026-11-28
     /// (sixteenth session: drawn small on whole pixels, 343 of 81,305; then with pen noise,
-    /// whose circles become rectangles and arrows elbow arrows, 436 of 88,151, 0.49 %).
-    static let strangersChangedFalseRecognitionLimit = 436.0 / 88151
+    /// whose circles became rectangles and arrows elbow arrows, 436 of 88,151, 0.49 %; 370,
+    /// 0.42 %, once the noise is averaged out).
+    static let strangersChangedFalseRecognitionLimit = 370.0 / 88151
 
     @Test(.enabled(if: isStrangersPresent, "CANVAS_STRANGERS does not name the converted collections"))
     func recognitionOnStrangersDrawingTheDollarGestures() throws {
