@@ -18,8 +18,8 @@ struct Recognize: ParsableCommand {
             (distances as fractions of the stroke's size, the share of the outline and of its \
             least-drawn side traced) and its verdict: chosen, passes, refused (the failed test \
             and its figures) or not fitted (why); and "smoothing", when the stroke's points lie \
-            on a grid coarse for its size (whole pixels on a small shape), how it was smoothed \
-            before fitting. See docs/recognition.md.
+            on a grid coarse for its size (whole pixels on a small shape) or are noisy for it \
+            (a shaky hand), how it was smoothed before fitting. See docs/recognition.md.
             """
     )
 

@@ -325,17 +325,16 @@ struct RecognitionEvaluationTests {
     /// `points`, each moved by Gaussian noise (`gaussianOffset`) of standard deviation `fraction`
     /// of the larger side of their box in each coordinate.
     static func noisy(_ points: [Point], by fraction: Double, using random: inout SplitMix64) -> [Point] {
-        let (xs, ys) = (points.map(\.x), points.map(\.y))
-        let deviation = fraction * max(xs.max()! - xs.min()!, ys.max()! - ys.min()!)
+        let deviation = fraction * Rect(enclosing: points)!.longerSide
         return points.map { $0 + gaussianOffset(deviation: deviation, using: &random) }
     }
 
     /// `points` scaled so that the larger side of their box is `size`, and rounded to whole
     /// pixels, as a mouse records a shape drawn that small (`PenGrid`).
     static func onWholePixels(_ points: [Point], across size: Double) -> [Point] {
-        let (xs, ys) = (points.map(\.x), points.map(\.y))
-        let scale = size / max(xs.max()! - xs.min()!, ys.max()! - ys.min()!)
-        let corner = Point(x: xs.min()!, y: ys.min()!)
+        let box = Rect(enclosing: points)!
+        let scale = size / box.longerSide
+        let corner = Point(x: box.minX, y: box.minY)
         return points.map { Point(x: (($0.x - corner.x) * scale).rounded(), y: (($0.y - corner.y) * scale).rounded()) }
     }
 

@@ -43,24 +43,19 @@ struct PenGrid: Equatable {
         guard points.count > 2 else { return nil }
         // One pass for the least difference and the box. A difference within `coarseness` of
         // the box so far (which only grows) is a step of a fine grid: most strokes end here,
-        // at their first points, the box being started from the ends and three points
-        // between, which on most strokes span nearly all of it.
-        var (low, high) = (points[0], points[0])
-        func extend(to point: Point) {
-            low = Point(x: min(low.x, point.x), y: min(low.y, point.y))
-            high = Point(x: max(high.x, point.x), y: max(high.y, point.y))
-        }
-        for quarter in 1...4 { extend(to: points[(points.count - 1) * quarter / 4]) }
+        // at their first points, the box being started from five of them
+        // (`StrokeSmoothing.quarterPointsBox`).
+        var box = StrokeSmoothing.quarterPointsBox(of: points)
         var step = Double.infinity
         for (a, b) in zip(points, points.dropFirst()) {
-            extend(to: b)
-            let fine = coarseness * max(high.x - low.x, high.y - low.y)
+            box.formUnion(b)
+            let fine = coarseness * box.longerSide
             for difference in [abs(b.x - a.x), abs(b.y - a.y)] where difference > 0 {
                 guard difference > fine else { return nil }
                 step = min(step, difference)
             }
         }
-        let extent = max(high.x - low.x, high.y - low.y)
+        let extent = box.longerSide
         guard extent > 0, extent.isFinite, step > coarseness * extent else { return nil }
         var (moves, multiples) = (0, 0)
         for (a, b) in zip(points, points.dropFirst()) {

@@ -57,16 +57,11 @@ struct PenNoise: Equatable {
         // Most strokes are told apart in one pass that stops halfway: the median distance
         // (`distances[count / 2]` below) is within the threshold once more than half the
         // distances are, counted without a square root against the threshold of a box from
-        // five of the points (no larger than the stroke's, so a distance within it is within
-        // the stroke's) and more than half the points as they are (so more than half the
-        // distinct ones).
-        var (low, high) = (points[0], points[0])
-        for quarter in 1...4 {
-            let point = points[(points.count - 1) * quarter / 4]
-            low = Point(x: min(low.x, point.x), y: min(low.y, point.y))
-            high = Point(x: max(high.x, point.x), y: max(high.y, point.y))
-        }
-        let least = largeNoise * medianDistance * max(high.x - low.x, high.y - low.y)
+        // five of the points (`StrokeSmoothing.quarterPointsBox`: no larger than the stroke's,
+        // so a distance within it is within the stroke's) and more than half the points as
+        // they are (so more than half the distinct ones).
+        var box = StrokeSmoothing.quarterPointsBox(of: points)
+        let least = largeNoise * medianDistance * box.longerSide
         var within = 0
         var stoppedHalfway = false
         eachDistance { cross, chord in
@@ -79,10 +74,9 @@ struct PenNoise: Equatable {
         var distinct = 1
         for (a, b) in zip(points, points.dropFirst()) where a != b {
             distinct += 1
-            low = Point(x: min(low.x, b.x), y: min(low.y, b.y))
-            high = Point(x: max(high.x, b.x), y: max(high.y, b.y))
+            box.formUnion(b)
         }
-        let extent = max(high.x - low.x, high.y - low.y)
+        let extent = box.longerSide
         guard distinct >= leastPoints, extent > 0, extent.isFinite else { return nil }
         var distances: [Double] = []
         distances.reserveCapacity(distinct)

@@ -89,8 +89,8 @@ public struct RecognitionExplanation: Sendable {
     /// Every shape tried, fitted ones first.
     public var hypotheses: [Hypothesis]
     /// How the stroke was smoothed before any shape was fitted, in words, when its points
-    /// lie on a grid coarse for its size (whole pixels on a small shape); nil when they
-    /// were fitted as drawn.
+    /// lie on a grid coarse for its size (whole pixels on a small shape) or are noisy for
+    /// it (a shaky hand); nil when they were fitted as drawn.
     public var smoothing: String?
 
     /// An explanation.

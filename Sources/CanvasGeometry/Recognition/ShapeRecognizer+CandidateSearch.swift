@@ -6,12 +6,12 @@ extension ShapeRecognizer {
     /// even be fitted go to `unfitted`, with the reason. With `decidingOnly` (for
     /// `recognize`), only what decides the choice: the line alone when it is accepted (it
     /// is chosen whatever else passes), and each match no further than it takes to refuse
-    /// it (its scores are then partial). A stroke drawn on a grid coarse for its size, or
-    /// with noise large for its size, is fitted with it averaged out (`StrokeSmoothing`).
+    /// it (its scores are then partial). The stroke is taken as `StrokeSmoothing` leaves it
+    /// (a coarse grid or large noise averaged out).
     static func candidates(
-        _ drawn: [Point], unfitted: inout [(ShapeKind, String)], decidingOnly: Bool = false
+        _ stroke: StrokeSmoothing.Smoothed, unfitted: inout [(ShapeKind, String)], decidingOnly: Bool = false
     ) -> [Candidate] {
-        let points = StrokeSmoothing.smoothed(drawn).points
+        let points = stroke.points
         let prepared: PreparedStroke
         switch PreparedStroke.of(points) {
         case .success(let stroke): prepared = stroke

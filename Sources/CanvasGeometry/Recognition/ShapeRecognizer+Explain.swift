@@ -7,7 +7,8 @@ extension ShapeRecognizer {
     /// against it and the test that refused it (`canvas recognize --explain`).
     public static func explain(_ points: [Point]) -> RecognitionExplanation {
         var unfitted: [(ShapeKind, String)] = []
-        let all = candidates(points, unfitted: &unfitted)
+        let smoothed = StrokeSmoothing.smoothed(points)
+        let all = candidates(smoothed, unfitted: &unfitted)
         let chosenIndex = choice(among: all)
         let chosen = chosenIndex.map { all[$0] }
         var hypotheses: [RecognitionExplanation.Hypothesis] = all.indices.map { index in
@@ -55,7 +56,6 @@ extension ShapeRecognizer {
         for (kind, reason) in unfitted {
             hypotheses.append(RecognitionExplanation.Hypothesis(kind: kind, verdict: "not fitted: " + reason))
         }
-        let smoothed = StrokeSmoothing.smoothed(points)
         let grid = smoothed.grid.map { grid in
             let (step, share) = (String(format: "%g", grid.step), figure(grid.step / grid.extent))
             return "the points lie on a grid of \(step), \(share) of the stroke's width or height (over "

@@ -17,7 +17,7 @@ public enum ShapeRecognizer {
     /// The recognised shape, or `.none` to leave the stroke as drawn.
     public static func recognize(_ points: [Point]) -> RecognizedShape {
         var unfitted: [(ShapeKind, String)] = []
-        let all = candidates(points, unfitted: &unfitted, decidingOnly: true)
+        let all = candidates(StrokeSmoothing.smoothed(points), unfitted: &unfitted, decidingOnly: true)
         return choice(among: all).map { all[$0].shape } ?? .none
     }
 

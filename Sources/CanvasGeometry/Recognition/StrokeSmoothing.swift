@@ -6,13 +6,31 @@ import CanvasCore
 /// then one whose points are noisy for its size (`PenNoise`: a shaky hand, a noisy screen)
 /// over its noise. Every other stroke is fitted as drawn.
 enum StrokeSmoothing {
-    /// The stroke the shapes are fitted to, and what was averaged out of `drawn` (nil:
-    /// nothing of that kind).
-    static func smoothed(_ drawn: [Point]) -> (points: [Point], grid: PenGrid?, noise: PenNoise?) {
+    /// A stroke as the shapes are fitted to it, and what was averaged out of it.
+    struct Smoothed {
+        /// The points the shapes are fitted to.
+        var points: [Point]
+        /// The coarse grid averaged out, if any.
+        var grid: PenGrid?
+        /// The large noise averaged out (after the grid), if any.
+        var noise: PenNoise?
+    }
+
+    /// `drawn` as the shapes are fitted to it.
+    static func smoothed(_ drawn: [Point]) -> Smoothed {
         let grid = PenGrid.coarse(of: drawn)
         let points = grid?.smoothed(drawn) ?? drawn
         let noise = PenNoise.large(in: points)
-        return (noise?.smoothed(points) ?? points, grid, noise)
+        return Smoothed(points: noise?.smoothed(points) ?? points, grid: grid, noise: noise)
+    }
+
+    /// The box of a stroke's first point, its last and the three between that split it in
+    /// quarters: no larger than the stroke's box, and on most strokes nearly all of it, so
+    /// that a test against a fraction of it can end at the stroke's first points.
+    static func quarterPointsBox(of points: [Point]) -> Rect {
+        var box = Rect(minX: points[0].x, minY: points[0].y, maxX: points[0].x, maxY: points[0].y)
+        for quarter in 1...4 { box.formUnion(points[(points.count - 1) * quarter / 4]) }
+        return box
     }
 
     /// `points` averaged along the stroke: each point the mean of the polyline over the arc
@@ -61,4 +79,9 @@ enum StrokeSmoothing {
         }
         return averaged.allSatisfy { $0.x.isFinite && $0.y.isFinite } ? averaged : points
     }
+}
+
+extension Rect {
+    /// The larger of the width and the height: a stroke's extent.
+    var longerSide: Double { max(width, height) }
 }
