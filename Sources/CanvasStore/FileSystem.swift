@@ -130,13 +130,32 @@ enum FileSystem {
         if unlink(path) != 0 && errno != ENOENT { throw failure("unlink", path) }
     }
 
+    /// How long a busy lock is tried again before it is taken to be another process's.
+    static let lockPatience = Duration.milliseconds(200)
+
     /// Takes an exclusive advisory lock, so that two processes never append to one room.
-    static func lockExclusively(_ descriptor: Int32, path: String) throws(StoreError) {
-        if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            if errno == EWOULDBLOCK {
-                throw StoreError(.io, path: path, "the room is open in another process (its log is locked); close that one first")
+    ///
+    /// A lock that is busy is tried again, for up to `lockPatience`: a child process that
+    /// another thread is starting holds a copy of every open descriptor until it executes
+    /// its program (close-on-exec ones included), and with it the lock of a log this
+    /// process has just closed. Reopening a room while other threads started processes
+    /// found the lock busy one time in eight (RoomStoreTests); such a copy lives for
+    /// microseconds to a few milliseconds, so a lock still busy after the patience belongs
+    /// to a room open elsewhere (another process, or another store of this one).
+    static func lockExclusively(
+        _ descriptor: Int32, path: String, patience: Duration = lockPatience
+    ) throws(StoreError) {
+        let clock = ContinuousClock()
+        let deadline = clock.now + patience
+        var pauseMicroseconds: UInt32 = 100
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else { throw failure("flock", path) }
+            guard clock.now < deadline else {
+                throw StoreError(
+                    .io, path: path, "the room is open in another process (its log is locked); close that one first")
             }
-            throw failure("flock", path)
+            usleep(pauseMicroseconds)
+            pauseMicroseconds = min(2 * pauseMicroseconds, 10_000)
         }
     }
 }
