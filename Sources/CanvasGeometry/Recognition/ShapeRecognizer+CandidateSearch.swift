@@ -234,8 +234,8 @@ extension ShapeRecognizer {
             let drawn = StrokeResampling.curve(
                 through: points, spacing: StrokeResampling.length(of: points) / Double(sampleCount - 1))
             let isCurved = drawn.count != points.count
-            let curve = Curve(
-                prepared: isCurved ? (try? PreparedStroke.of(drawn).get()) ?? prepared : prepared, isCurved: isCurved)
+            let curvePrepared = isCurved ? try? PreparedStroke.of(drawn, measuringWhole: false).get() : nil
+            let curve = Curve(prepared: curvePrepared ?? prepared, isCurved: isCurved)
             let curved = curve.prepared
             var (candidate, refusal) = ellipse(
                 following: curved.trimmed, fittedTo: curve.fittedTo(hooksCut: curved.isTrimmed))

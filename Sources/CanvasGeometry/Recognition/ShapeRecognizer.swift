@@ -169,8 +169,8 @@ public enum ShapeRecognizer {
         enum Failure: Error { case noLength, noExtent }
 
         var whole: [Point]
-        var wholeSize: Double
-        var wholeLength: Double
+        /// The whole stroke's size and length, when measured as it was prepared.
+        var wholeMeasures: (size: Double, length: Double)?
         var cuts: (first: Int, last: Int)
         var stroke: [Point]
         var size: Double
@@ -179,23 +179,33 @@ public enum ShapeRecognizer {
         /// Whether hook trimming cut anything off.
         var isTrimmed: Bool { cuts.first > 0 || cuts.last < whole.count - 1 }
 
+        /// The whole stroke's size (diameter), measured now unless it was as it was prepared.
+        var wholeSize: Double { wholeMeasures?.size ?? StrokeResampling.diameter(of: whole) }
+
         /// The trimmed stroke and the whole one, each with its size and length.
         var trimmed: Followed { (stroke, size, length) }
-        var untrimmed: Followed { (whole, wholeSize, wholeLength) }
+        var untrimmed: Followed {
+            (whole, wholeSize, wholeMeasures?.length ?? StrokeResampling.length(of: whole))
+        }
 
         /// `points` prepared; a failure when they have no length, or the trimmed stroke no
-        /// extent.
-        static func of(_ points: [Point]) -> Result<PreparedStroke, Failure> {
+        /// extent. `measuringWhole`: whether to measure the whole stroke now, for a search
+        /// that uses it (the stroke's own preparation) rather than seldom (the preparation of
+        /// the curve through its points, whose whole the ellipse follows only when the
+        /// trimmed curve falls short on tracing: measured then, the diameter of 64 points
+        /// costs about 1 µs).
+        static func of(_ points: [Point], measuringWhole: Bool = true) -> Result<PreparedStroke, Failure> {
             let whole = StrokeResampling.resampled(points, count: sampleCount)
             guard !whole.isEmpty else { return .failure(.noLength) }
             let cuts = StrokeResampling.hookCuts(whole, within: hookLength, sharperThan: sharpTurn)
             let stroke = StrokeResampling.resampled(Array(whole[cuts.first...cuts.last]), count: sampleCount)
             let size = StrokeResampling.diameter(of: stroke)
             guard size > 0, size.isFinite else { return .failure(.noExtent) }
+            let wholeMeasures =
+                measuringWhole ? (StrokeResampling.diameter(of: whole), StrokeResampling.length(of: whole)) : nil
             return .success(
                 PreparedStroke(
-                    whole: whole, wholeSize: StrokeResampling.diameter(of: whole),
-                    wholeLength: StrokeResampling.length(of: whole), cuts: cuts, stroke: stroke, size: size,
+                    whole: whole, wholeMeasures: wholeMeasures, cuts: cuts, stroke: stroke, size: size,
                     length: StrokeResampling.length(of: stroke)))
         }
     }
