@@ -179,7 +179,7 @@ public enum ShapeRecognizer {
         /// Whether hook trimming cut anything off.
         var isTrimmed: Bool { cuts.first > 0 || cuts.last < whole.count - 1 }
 
-        /// The whole stroke's size (diameter), measured now unless it was as it was prepared.
+        /// The whole stroke's size (diameter): as measured when the stroke was prepared, or now.
         var wholeSize: Double { wholeMeasures?.size ?? StrokeResampling.diameter(of: whole) }
 
         /// The trimmed stroke and the whole one, each with its size and length.
