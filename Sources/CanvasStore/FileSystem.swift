@@ -142,11 +142,9 @@ enum FileSystem {
     /// found the lock busy one time in eight (RoomStoreTests); such a copy lives for
     /// microseconds to a few milliseconds, so a lock still busy after the patience belongs
     /// to a room open elsewhere (another process, or another store of this one).
-    static func lockExclusively(
-        _ descriptor: Int32, path: String, patience: Duration = lockPatience
-    ) throws(StoreError) {
+    static func lockExclusively(_ descriptor: Int32, path: String) throws(StoreError) {
         let clock = ContinuousClock()
-        let deadline = clock.now + patience
+        let deadline = clock.now + lockPatience
         var pauseMicroseconds: UInt32 = 100
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else { throw failure("flock", path) }

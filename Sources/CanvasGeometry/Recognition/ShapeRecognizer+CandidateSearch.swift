@@ -244,10 +244,11 @@ extension ShapeRecognizer {
             // stroke turns by more than a hook does. When the trimmed stroke follows its ellipse
             // but does not trace enough of it, the whole stroke may.
             if curved.isTrimmed, let failed = candidate?.failedTest, failed.isTracing {
-                let untrimmed = ellipse(following: curved.untrimmed, fittedTo: curve.fittedTo(hooksCut: false))
+                let whole = curved.untrimmed
+                let untrimmed = ellipse(following: whole, fittedTo: curve.fittedTo(hooksCut: false))
                 if untrimmed.candidate?.isAccepted == true {
                     (candidate, refusal) = untrimmed
-                    followed = curved.untrimmed
+                    followed = whole
                 }
             }
             fittedEllipse = candidate.map { ($0, followed) }
