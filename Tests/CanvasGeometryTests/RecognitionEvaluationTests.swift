@@ -894,11 +894,12 @@ struct RecognitionEvaluationTests {
     /// The $1 gestures as the recogniser should take them (every other gesture left alone).
     /// Floors: the shares first measured (2026-11-27, tenth session, 86 people), by the
     /// recogniser as it was before the set was found, with the gestures the apps joined left
-    /// out (docs/recognition.md).
+    /// out (docs/recognition.md); arrows 0.95 then, 0.96 since a shaft drawn there and back
+    /// is read (2026-11-29: 96.7 %).
     static let strangers: [HeldOutClass] =
         [
             ("circle", [.ellipse], nil, 0.98), ("rectangle", [.rectangle], nil, 0.98),
-            ("triangle", [.triangle], nil, 0.97), ("arrow", [.arrow], nil, 0.95),
+            ("triangle", [.triangle], nil, 0.97), ("arrow", [.arrow], nil, 0.96),
         ]
         + [
             ("caret", 0.99), ("check", 0.98), ("delete_mark", 0.99), ("left_curly_brace", 0.98),
@@ -913,9 +914,11 @@ struct RecognitionEvaluationTests {
     static let strangersFalseRecognitionLimit = 44.0 / 13714
 
     /// The worst stranger's share per class as drawn, as first measured: a floor, as
-    /// `worstSubjectFloors` is for the development sets.
+    /// `worstSubjectFloors` is for the development sets. Arrows 0.2 at first (tj-schultz
+    /// S03, who draws the shaft there and back before the head), 0.77 since such an arrow
+    /// is read from where it turns at the tail (`ArrowFit.readingsAfterLeadIn`, 2026-11-29).
     static let strangersWorstSubjectFloors: [ShapeKind: Double] = [
-        .arrow: 0.2, .ellipse: 0.7, .rectangle: 0.3, .triangle: 0.6, .none: 0.95,
+        .arrow: 0.77, .ellipse: 0.7, .rectangle: 0.3, .triangle: 0.6, .none: 0.95,
     ]
 
     /// The strangers' share per class of each way the development subjects' gestures are

@@ -950,6 +950,56 @@ struct RecognitionTests {
         #expect(abs(arms[0].dot(shaft) - arms[1].dot(shaft)) < 1e-9 * length * length)
     }
 
+    /// An arrow drawn as one of the strangers drew theirs (tj-schultz S03, 8 of 10 left
+    /// alone before): the pen starts on the shaft near the tip, runs down it to the tail,
+    /// comes back up to the tip and draws the head; or the other way round, the shaft drawn
+    /// there and back after the head. The stroke is read from where it turns at the tail
+    /// (`ArrowFit.readingsAfterLeadIn`), and the shaft drawn first, a little beside the
+    /// second, is compared with the shaft: the arrow runs from the tail to the tip.
+    @Test(arguments: seeds) func anArrowWhoseShaftIsDrawnThereAndBack(seed: UInt64) {
+        var pen = SyntheticPen(seed: seed, jitter: 0)
+        let length = Self.size(&pen)
+        pen.jitter = Self.jitter(for: length)
+        let direction = pen.random(in: 0...(2 * .pi))
+        let tail = Point(x: pen.random(in: -500...500), y: pen.random(in: -500...500))
+        let tip = tail + rotated(Point(x: length, y: 0), by: direction)
+        let back = rotated(Point(x: -length * pen.random(in: 0.2...0.4), y: 0), by: direction)
+        let spread = pen.random(in: 0.45...0.8)
+        // The first pass starts 0.7-1 of the way up and strays up to 3 % of the shaft beside it.
+        let start = tail + rotated(
+            Point(x: length * pen.random(in: 0.7...1), y: length * pen.random(in: -0.03...0.03)), by: direction)
+        var waypoints = [start, tail, tip, tip + rotated(back, by: spread), tip, tip + rotated(back, by: -spread)]
+        if seed % 2 == 0 { waypoints.reverse() }
+        let stroke = pen.stroke(through: waypoints, samples: 160)
+        let shape = ShapeRecognizer.recognize(stroke)
+        #expect(shape.kind == .arrow, "seed \(seed)")
+        guard shape.kind == .arrow else { return }
+        #expect(shape.points[0].distance(to: tail) < 0.04 * length, "seed \(seed)")
+        #expect(shape.points[1].distance(to: tip) < 0.04 * length, "seed \(seed)")
+        let chosen = ShapeRecognizer.explain(stroke).hypotheses.first { $0.verdict.hasPrefix("chosen") }
+        #expect(chosen?.fittedTo?.contains("the shaft drawn there and back") == true, "seed \(seed)")
+    }
+
+    /// What a stroke draws before it turns at the tail must lie along the shaft, within a
+    /// line's largest distance (`lineDistanceTolerance`): an arrow whose stroke starts with
+    /// a flag off the tail (a quarter of the shaft long, 45° from it, as a handwritten "1"
+    /// read as an arrow whose base is the head), which the whole stroke's match would
+    /// pass, is left alone, and `explain` says how far the flag strays.
+    @Test(arguments: seeds.prefix(12)) func aLeadInOffTheShaftIsNoShaftDrawnTwice(seed: UInt64) {
+        var pen = SyntheticPen(seed: seed, jitter: 0.5)
+        let direction = pen.random(in: 0...(2 * .pi))
+        let tip = rotated(Point(x: 400, y: 0), by: direction)
+        let back = rotated(Point(x: -120, y: 0), by: direction)
+        let flag = rotated(Point(x: 71, y: 71), by: direction)
+        var waypoints = [flag, Point(x: 0, y: 0), tip, tip + rotated(back, by: 0.6), tip, tip + rotated(back, by: -0.6)]
+        if seed % 2 == 0 { waypoints.reverse() }
+        let stroke = pen.stroke(through: waypoints, samples: 160)
+        let explanation = ShapeRecognizer.explain(stroke)
+        #expect(explanation.shape.kind == .none, "seed \(seed)")
+        let arrow = explanation.hypotheses.first { $0.kind == .arrow }?.verdict ?? ""
+        #expect(arrow.contains("before turning at the tail the stroke strays"), "seed \(seed): \(arrow)")
+    }
+
     /// An arrow's open and closed readings give one shape, and only one passes: `explain`
     /// calls that one chosen and says why the other was refused (both were "chosen" when
     /// the verdict compared shapes).

@@ -65,6 +65,14 @@ struct ArrowFit {
         case unbalancedBarbs(ratio: Double)
         /// The head reaches `beyond` farther back along the shaft than its barbs, more than `most`.
         case runsBackDownTheShaft(beyond: Double, most: Double)
+        /// Read after a lead-in (`readingsAfterLeadIn`): a point the stroke drew before it
+        /// turned at the tail (the first) strays `stray` from the shaft, more than `most`.
+        case leadInOffTheShaft(stray: Double, most: Double)
+
+        /// Whether the reading was refused only for its lead-in (`leadInOffTheShaft`).
+        var isLeadInOffTheShaft: Bool {
+            if case .leadInOffTheShaft = self { true } else { false }
+        }
 
         /// How far through the tests the reading came: the refusal of a later test says
         /// more about a stroke that nearly is an arrow.
@@ -80,6 +88,7 @@ struct ArrowFit {
             case .barbAngle: 7
             case .unbalancedBarbs: 8
             case .runsBackDownTheShaft: 9
+            case .leadInOffTheShaft: 10
             }
         }
 
@@ -113,6 +122,9 @@ struct ArrowFit {
             case .runsBackDownTheShaft(let beyond, let most):
                 "the head runs back down the shaft \(figure(beyond / size)) of the size beyond its barbs "
                     + "(at most \(figure(most / size)))"
+            case .leadInOffTheShaft(let stray, let most):
+                "before turning at the tail the stroke strays \(figure(stray / size)) of the size from the "
+                    + "shaft (at most \(figure(most / size)))"
             }
         }
     }
@@ -152,19 +164,10 @@ struct ArrowFit {
         /// The readings with the head at the end of `points` (the stroke, `reversed` or not),
         /// or the first test they fail.
         func readings(_ points: [Point], reversed: Bool) -> Result<[ArrowFit], Refusal> {
-            let start = max(StrokeResampling.turnReach, Int(hookLength * Double(points.count - 1)))
-            guard start < points.count - StrokeResampling.turnReach,
-                var tipIndex = (start..<(points.count - StrokeResampling.turnReach)).first(where: {
-                    filter.mayTurn(points, at: $0)
-                        && StrokeResampling.turn(of: points, at: $0) > sharpTurn
-                })
+            guard
+                var tipIndex = firstSharpTurn(
+                    of: points, hookLength: hookLength, sharpTurn: sharpTurn, filter: filter)
             else { return .failure(.noTip(sharpTurn: sharpTurn, hookLength: hookLength)) }
-            // Climb to the sharpest point of the turn.
-            while tipIndex + 1 < points.count - StrokeResampling.turnReach,
-                StrokeResampling.turn(of: points, at: tipIndex + 1) > StrokeResampling.turn(of: points, at: tipIndex)
-            {
-                tipIndex += 1
-            }
             let tail = points[0]
             let shaft = points[...tipIndex]
             /// Nil when the shaft strays at most `maximumBow` from the chord from the tail to
@@ -269,6 +272,64 @@ struct ArrowFit {
         let refusedLast = headLast ? read(stroke, reversed: false) : nil
         let refusedFirst = headFirst ? read(stroke.reversed(), reversed: true) : nil
         return (fits, refusedLast, refusedFirst)
+    }
+
+    /// The readings of `stroke` (equally spaced points) that begin at its first sharp turn:
+    /// the stroke drew the shaft from the tip to the tail before drawing it again from
+    /// there (one way of drawing an arrow in one stroke), or hooked at the tail. Each is a
+    /// reading of the stroke from that turn (`readings`, the head at the end when
+    /// `headLast`, else at the start, the turn then sought from the end), kept when every
+    /// point before the turn, the lead-in, lies within `leadInStray` of the straight shaft
+    /// from the tail to the tip. The caller compares the whole stroke, lead-in included,
+    /// with the readings' sides (their `headPoints` index the stroke from the turn, from the
+    /// tail, and do not bound what the whole stroke traces). Nil with the readings: why
+    /// there are none.
+    static func readingsAfterLeadIn(
+        _ stroke: [Point], headLast: Bool, hookLength: Double, sharpTurn: Double, maximumBow: Double,
+        leadInStray: Double
+    ) -> (fits: [ArrowFit], refusal: Refusal?) {
+        let oriented = headLast ? stroke : stroke.reversed()
+        guard let turn = firstSharpTurn(of: oriented, hookLength: hookLength, sharpTurn: sharpTurn) else {
+            return ([], .noTip(sharpTurn: sharpTurn, hookLength: hookLength))
+        }
+        // The stroke from the turn, in reading order (from the tail): read with its head last.
+        let found = readings(
+            Array(oriented[turn...]), hookLength: hookLength, sharpTurn: sharpTurn, maximumBow: maximumBow,
+            headLast: true, headFirst: false)
+        var refusal = found.headLast
+        let fits = found.fits.filter { fit in
+            let distances = oriented[...turn].lazy.map {
+                OutlineMatch.distance(of: $0, toSegmentFrom: fit.tail, to: fit.tip)
+            }
+            guard let stray = distances.first(where: { !($0 <= leadInStray) }) else { return true }
+            refusal = .leadInOffTheShaft(stray: stray, most: leadInStray)
+            return false
+        }
+        return (fits, fits.isEmpty ? refusal : nil)
+    }
+
+    /// Where an arrow read from `points` (equally spaced, the head at their end) has its
+    /// tip, before any other reading of it: the first turn sharper than `sharpTurn`
+    /// (radians) beyond `hookLength` of the points from their start, at its sharpest
+    /// sample; nil when there is none. (`filter`: `sharpTurn`'s, made once by the caller.)
+    static func firstSharpTurn(
+        of points: [Point], hookLength: Double, sharpTurn: Double,
+        filter: StrokeResampling.SharpTurnFilter? = nil
+    ) -> Int? {
+        let filter = filter ?? StrokeResampling.SharpTurnFilter(angle: sharpTurn)
+        let start = max(StrokeResampling.turnReach, Int(hookLength * Double(points.count - 1)))
+        guard start < points.count - StrokeResampling.turnReach,
+            var index = (start..<(points.count - StrokeResampling.turnReach)).first(where: {
+                filter.mayTurn(points, at: $0) && StrokeResampling.turn(of: points, at: $0) > sharpTurn
+            })
+        else { return nil }
+        // Climb to the sharpest point of the turn.
+        while index + 1 < points.count - StrokeResampling.turnReach,
+            StrokeResampling.turn(of: points, at: index + 1) > StrokeResampling.turn(of: points, at: index)
+        {
+            index += 1
+        }
+        return index
     }
 
     /// Whether this reading's head is closed: the stroke runs across the barbs' ends.

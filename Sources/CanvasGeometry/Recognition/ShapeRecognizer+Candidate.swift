@@ -8,10 +8,31 @@ extension ShapeRecognizer {
         /// The curve the canvas draws through the pen's points, or with its hooks cut off.
         case curve(hooksCut: Bool)
         case dominantDirection, closedLoop, curvedClosedLoop, finelySampled
-        /// An arrow's reading: of the whole stroke or without the hook at its head's end,
-        /// with its tip at the first sharp turn or the head's forwardmost point, and its head
-        /// open (the barbs alone) or closed (and the stroke across their ends).
-        case arrow(hookCut: Bool, forwardmostTip: Bool, closedHead: Bool)
+        /// An arrow's reading: what of the stroke it was read on, with its tip at the first
+        /// sharp turn or the head's forwardmost point, and its head open (the barbs alone) or
+        /// closed (and the stroke across their ends).
+        case arrow(ArrowReading, forwardmostTip: Bool, closedHead: Bool)
+
+        /// What of the stroke an arrow was read on.
+        enum ArrowReading {
+            /// The whole stroke.
+            case whole
+            /// The stroke without the hook at its head's end.
+            case hookCut
+            /// The stroke from its first sharp turn, the tail: what it drew before (the shaft
+            /// drawn from the tip, or a hook) is compared with the shaft
+            /// (`ArrowFit.readingsAfterLeadIn`).
+            case afterLeadIn
+
+            /// In words, as `explain` gives it.
+            var description: String {
+                switch self {
+                case .whole: "the whole stroke"
+                case .hookCut: "the stroke, the hook at its head's end cut off"
+                case .afterLeadIn: "the stroke from where it turns at the tail, the shaft drawn there and back"
+                }
+            }
+        }
 
         /// In words, as `explain` gives it.
         var description: String {
@@ -24,16 +45,15 @@ extension ShapeRecognizer {
             case .curvedClosedLoop:
                 "the closed loop of the curve through the pen's points (its lead-in or run-out cut off)"
             case .finelySampled: "the whole stroke, sampled \(ElbowArrowFit.fineness) times as finely"
-            case .arrow(let hookCut, let forwardmostTip, let closedHead):
-                Self.arrowReading(hookCut: hookCut, forwardmostTip: forwardmostTip)
+            case .arrow(let reading, let forwardmostTip, let closedHead):
+                Self.arrowReading(reading, forwardmostTip: forwardmostTip)
                     + (closedHead ? ", a closed head" : ", an open head")
             }
         }
 
         /// An arrow's reading in words: what it was read on and where its tip was sought.
-        static func arrowReading(hookCut: Bool, forwardmostTip: Bool) -> String {
-            (hookCut ? "the stroke, the hook at its head's end cut off" : "the whole stroke")
-                + (forwardmostTip ? ", the tip at the head's forwardmost point" : "")
+        static func arrowReading(_ reading: ArrowReading, forwardmostTip: Bool) -> String {
+            reading.description + (forwardmostTip ? ", the tip at the head's forwardmost point" : "")
         }
     }
 

@@ -321,11 +321,12 @@ extension ShapeRecognizer {
             return curve
         }
 
-        /// The candidates of `arrows` read from `points` (of size `size`): the whole stroke or
-        /// with the hook at the head's end cut off (`hookCut`), the tip at the first sharp turn
-        /// or the head's forwardmost point.
+        /// The candidates of `arrows` read from `points` (of size `size`) as `reading` says,
+        /// the tip at the first sharp turn or the head's forwardmost point. Read after a
+        /// lead-in, the arrows were read on part of `points` and are compared with all of them.
         private mutating func arrowCandidates(
-            _ arrows: [ArrowFit], of points: [Point], size: Double, hookCut: Bool = false, forwardmostTip: Bool = false
+            _ arrows: [ArrowFit], of points: [Point], size: Double, reading: FittedTo.ArrowReading = .whole,
+            forwardmostTip: Bool = false
         ) -> [Candidate] {
             guard !arrows.isEmpty else { return [] }
             let length = StrokeResampling.length(of: points)
@@ -334,10 +335,11 @@ extension ShapeRecognizer {
             // stroke across its barbs' ends keeps the head's points near it, so its match
             // passes the distances, and is refused only for what it traces, after every point.
             // (An open head's match is mostly given up early, on the distances: for it the
-            // bound costs about what it saves.)
+            // bound costs about what it saves. The bound takes every point but the head's for a
+            // vertex of the shaft, which a lead-in's are not.)
             var found: [Candidate] = []
             for arrow in arrows {
-                guard !decidingOnly || !arrow.hasClosedHead
+                guard !decidingOnly || !arrow.hasClosedHead || reading == .afterLeadIn
                     || arrow.mayBeTraced(
                         by: points, length: length, minimumDrawn: minimumDrawnFraction,
                         minimumDrawnSide: minimumDrawnSide)
@@ -346,25 +348,36 @@ extension ShapeRecognizer {
                     candidate(
                         .arrow, arrow.symmetricPolyline, sides: .each(arrow.drawnSides),
                         following: (points, size, length),
-                        fittedTo: .arrow(
-                            hookCut: hookCut, forwardmostTip: forwardmostTip, closedHead: arrow.hasClosedHead)))
+                        fittedTo: .arrow(reading, forwardmostTip: forwardmostTip, closedHead: arrow.hasClosedHead)))
             }
             return found
         }
 
-        /// The arrows read from `points`, their refusals noted.
+        /// The arrows read from `points` as `reading` says, their refusals noted.
         private mutating func arrowFits(
-            _ points: [Point], headLast: Bool = true, headFirst: Bool = true, hookCut: Bool = false,
+            _ points: [Point], headLast: Bool = true, headFirst: Bool = true, reading: FittedTo.ArrowReading = .whole,
             forwardmostTip: Bool = false
         ) -> [ArrowFit] {
-            let found = ArrowFit.readings(
-                points, hookLength: hookLength, sharpTurn: sharpTurn,
-                maximumBow: distanceTolerance * prepared.wholeSize, headLast: headLast, headFirst: headFirst,
-                forwardmostTip: forwardmostTip)
+            let maximumBow = distanceTolerance * prepared.wholeSize
+            let found: (fits: [ArrowFit], headLast: ArrowFit.Refusal?, headFirst: ArrowFit.Refusal?)
+            if reading == .afterLeadIn {
+                let after = ArrowFit.readingsAfterLeadIn(
+                    points, headLast: headLast, hookLength: hookLength, sharpTurn: sharpTurn, maximumBow: maximumBow,
+                    leadInStray: lineDistanceTolerance * prepared.wholeSize)
+                found = (after.fits, headLast ? after.refusal : nil, headLast ? nil : after.refusal)
+            } else {
+                found = ArrowFit.readings(
+                    points, hookLength: hookLength, sharpTurn: sharpTurn, maximumBow: maximumBow, headLast: headLast,
+                    headFirst: headFirst, forwardmostTip: forwardmostTip)
+            }
             if !decidingOnly {
-                let reading = FittedTo.arrowReading(hookCut: hookCut, forwardmostTip: forwardmostTip)
+                let words = FittedTo.arrowReading(reading, forwardmostTip: forwardmostTip)
                 for (isLast, refusal) in [(true, found.headLast), (false, found.headFirst)] {
-                    if let refusal { arrowRefusals.keep(.init(reading: reading, refusal: refusal), headLast: isLast) }
+                    // Read from the first sharp turn, most strokes, arrows drawn the usual
+                    // way among them, take a barb for the shaft: that reading is worth a note
+                    // only when the lead-in was all that kept it from being made.
+                    guard let refusal, reading != .afterLeadIn || refusal.isLeadInOffTheShaft else { continue }
+                    arrowRefusals.keep(.init(reading: words, refusal: refusal), headLast: isLast)
                 }
             }
             return found.fits
@@ -375,7 +388,10 @@ extension ShapeRecognizer {
         /// which the shaft meets short of its point), and the head's end without the hook the
         /// pen makes as it lifts after the last barb, sharp or rounded (a "J":
         /// `StrokeResampling.roundedHookCuts`); the hook at the tail's end is part of the
-        /// shaft, compared with itself.
+        /// shaft, compared with itself. Last, when still none passes, the stroke from its
+        /// first sharp turn from either end: a shaft drawn from the tip to the tail and back
+        /// before the head (`ArrowFit.readingsAfterLeadIn`), or a hook at the tail too long to
+        /// be cut as one, which the first sharp turn takes for the tip.
         private mutating func appendArrows() {
             let (whole, wholeSize, cuts) = (prepared.whole, prepared.wholeSize, prepared.cuts)
             let fits = arrowFits(whole)
@@ -395,9 +411,10 @@ extension ShapeRecognizer {
                     trimmedSizes.append(nil)
                 }
                 for reading in readings {
+                    let cut: FittedTo.ArrowReading = reading.trimmed >= 0 ? .hookCut : .whole
                     let fits = arrowFits(
-                        reading.points, headLast: reading.headLast, headFirst: reading.headFirst,
-                        hookCut: reading.trimmed >= 0, forwardmostTip: reading.forwardmostTip)
+                        reading.points, headLast: reading.headLast, headFirst: reading.headFirst, reading: cut,
+                        forwardmostTip: reading.forwardmostTip)
                     guard !fits.isEmpty else { continue }
                     var size = wholeSize
                     if reading.trimmed >= 0 {
@@ -405,8 +422,13 @@ extension ShapeRecognizer {
                         trimmedSizes[reading.trimmed] = size
                     }
                     arrows += arrowCandidates(
-                        fits, of: reading.points, size: size, hookCut: reading.trimmed >= 0,
-                        forwardmostTip: reading.forwardmostTip)
+                        fits, of: reading.points, size: size, reading: cut, forwardmostTip: reading.forwardmostTip)
+                }
+            }
+            if !arrows.contains(where: \.isAccepted) {
+                for headLast in [true, false] {
+                    let fits = arrowFits(whole, headLast: headLast, headFirst: !headLast, reading: .afterLeadIn)
+                    arrows += arrowCandidates(fits, of: whole, size: wholeSize, reading: .afterLeadIn)
                 }
             }
             if arrows.isEmpty {
