@@ -69,11 +69,6 @@ struct ArrowFit {
         /// turned at the tail (the first) strays `stray` from the shaft, more than `most`.
         case leadInOffTheShaft(stray: Double, most: Double)
 
-        /// Whether the reading was refused only for its lead-in (`leadInOffTheShaft`).
-        var isLeadInOffTheShaft: Bool {
-            if case .leadInOffTheShaft = self { true } else { false }
-        }
-
         /// How far through the tests the reading came: the refusal of a later test says
         /// more about a stroke that nearly is an arrow.
         var stage: Int {
@@ -282,22 +277,26 @@ struct ArrowFit {
     /// point before the turn, the lead-in, lies within `leadInStray` of the straight shaft
     /// from the tail to the tip. The caller compares the whole stroke, lead-in included,
     /// with the readings' sides (their `headPoints` index the stroke from the turn, from the
-    /// tail, and do not bound what the whole stroke traces). Nil with the readings: why
-    /// there are none.
+    /// tail, and do not bound what the whole stroke traces). `refusal`: a reading refused for
+    /// its lead-in alone (`leadInOffTheShaft`), when no reading is kept. Any other refusal
+    /// is dropped: from the first sharp turn most strokes, arrows drawn the usual way among
+    /// them, are read with a barb for the shaft, and why that fails says nothing of the
+    /// stroke.
     static func readingsAfterLeadIn(
         _ stroke: [Point], headLast: Bool, hookLength: Double, sharpTurn: Double, maximumBow: Double,
         leadInStray: Double
     ) -> (fits: [ArrowFit], refusal: Refusal?) {
         let oriented = headLast ? stroke : stroke.reversed()
         guard let turn = firstSharpTurn(of: oriented, hookLength: hookLength, sharpTurn: sharpTurn) else {
-            return ([], .noTip(sharpTurn: sharpTurn, hookLength: hookLength))
+            return ([], nil)
         }
         // The stroke from the turn, in reading order (from the tail): read with its head last.
-        let found = readings(
+        let fits = readings(
             Array(oriented[turn...]), hookLength: hookLength, sharpTurn: sharpTurn, maximumBow: maximumBow,
-            headLast: true, headFirst: false)
-        var refusal = found.headLast
-        let fits = found.fits.filter { fit in
+            headLast: true, headFirst: false
+        ).fits
+        var refusal: Refusal?
+        let kept = fits.filter { fit in
             let distances = oriented[...turn].lazy.map {
                 OutlineMatch.distance(of: $0, toSegmentFrom: fit.tail, to: fit.tip)
             }
@@ -305,7 +304,7 @@ struct ArrowFit {
             refusal = .leadInOffTheShaft(stray: stray, most: leadInStray)
             return false
         }
-        return (fits, fits.isEmpty ? refusal : nil)
+        return (kept, kept.isEmpty ? refusal : nil)
     }
 
     /// Where an arrow read from `points` (equally spaced, the head at their end) has its

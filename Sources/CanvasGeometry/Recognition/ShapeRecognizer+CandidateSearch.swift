@@ -373,11 +373,7 @@ extension ShapeRecognizer {
             if !decidingOnly {
                 let words = FittedTo.arrowReading(reading, forwardmostTip: forwardmostTip)
                 for (isLast, refusal) in [(true, found.headLast), (false, found.headFirst)] {
-                    // Read from the first sharp turn, most strokes, arrows drawn the usual
-                    // way among them, take a barb for the shaft: that reading is worth a note
-                    // only when the lead-in was all that kept it from being made.
-                    guard let refusal, reading != .afterLeadIn || refusal.isLeadInOffTheShaft else { continue }
-                    arrowRefusals.keep(.init(reading: words, refusal: refusal), headLast: isLast)
+                    if let refusal { arrowRefusals.keep(.init(reading: words, refusal: refusal), headLast: isLast) }
                 }
             }
             return found.fits
