@@ -193,21 +193,8 @@ struct ArrowFit {
                 tipIndex = ahead
             }
             let tip = points[tipIndex]
-            // Each head point's signed distance from the axis (its sign tells the side): the
-            // first of the farthest each way.
-            var (farthestOneWay, farthestOtherWay) = (headStart, headStart)
-            var (most, least) = (axis.cross(points[headStart] - tip), axis.cross(points[headStart] - tip))
-            var farthestBack = axis.dot(points[headStart] - tip)
-            for index in (headStart + 1)..<points.count {
-                let offset = axis.cross(points[index] - tip)
-                if most < offset { (farthestOneWay, most) = (index, offset) }
-                if offset < least { (farthestOtherWay, least) = (index, offset) }
-                farthestBack = max(farthestBack, axis.dot(points[index] - tip))
-            }
-            guard most > 0, least < 0 else { return .failure(.headOnOneSide) }
-            let (firstIndex, secondIndex) = (
-                min(farthestOneWay, farthestOtherWay), max(farthestOneWay, farthestOtherWay)
-            )
+            guard let (firstIndex, secondIndex, farthestBack) = barbEnds(of: points, from: headStart, tip: tip, axis: axis)
+            else { return .failure(.headOnOneSide) }
             let (first, second) = (points[firstIndex], points[secondIndex])
             let shaftLength = tail.distance(to: tip)
             if tipIndex != headStart {
@@ -219,32 +206,11 @@ struct ArrowFit {
                         >= points[headStart].distance(to: tip) + minimumBarb * shaftLength
                 else { return .failure(.barbsNotAroundForwardmostTip) }
             }
-            // Barbs no longer than the shaft, which is what makes it the shaft, and drawn to
-            // about one length.
-            let lengths = (minimumBarb * shaftLength)...shaftLength
-            let (firstArm, secondArm) = (first - tip, second - tip)
-            let (firstLength, secondLength) = (firstArm.length, secondArm.length)
-            /// Why barb `barb` (0 the first drawn), `arm` from the tip, is no barb; nil when it is one.
-            func barbRefusal(_ barb: Int, _ arm: Point, length: Double) -> Refusal? {
-                guard lengths.contains(length) else {
-                    return .barbLength(barb: barb, ratio: length / shaftLength, range: minimumBarb...1)
-                }
-                let angle = abs(atan2(axis.cross(arm), axis.dot(arm)))
-                return barbAngles.contains(angle) ? nil : .barbAngle(barb: barb, angle: angle)
-            }
-            if let refusal = barbRefusal(0, firstArm, length: firstLength)
-                ?? barbRefusal(1, secondArm, length: secondLength)
+            if let refusal = headRefusal(
+                tip: tip, barbs: (first, second), axis: axis, shaftLength: shaftLength, minimumBarb: minimumBarb,
+                farthestBack: farthestBack, maximumBow: maximumBow)
             {
                 return .failure(refusal)
-            }
-            let (shorter, longer) = (min(firstLength, secondLength), max(firstLength, secondLength))
-            guard shorter >= barbBalance * longer else { return .failure(.unbalancedBarbs(ratio: shorter / longer)) }
-            // The head reaches back along the shaft no farther than its barbs, give or take
-            // what the shaft may bow: beyond, the stroke runs back down the shaft (a star whose
-            // first three edges read as a shaft and a head).
-            let barbsBack = max(axis.dot(firstArm), axis.dot(secondArm))
-            guard farthestBack <= barbsBack + maximumBow else {
-                return .failure(.runsBackDownTheShaft(beyond: farthestBack - barbsBack, most: maximumBow))
             }
             let open = ArrowFit(
                 tail: tail, tip: tip, barbs: (first, second), axis: axis,
@@ -267,6 +233,64 @@ struct ArrowFit {
         let refusedLast = headLast ? read(stroke, reversed: false) : nil
         let refusedFirst = headFirst ? read(stroke.reversed(), reversed: true) : nil
         return (fits, refusedLast, refusedFirst)
+    }
+
+    /// The indices of the barbs' ends among `points` from `start` (the head's): the points
+    /// farthest to either side of the axis through `tip` (each the first of the farthest),
+    /// in drawing order, and how far back along `axis` the head reaches from the tip; nil
+    /// when the head lies on one side of the axis.
+    static func barbEnds(
+        of points: [Point], from start: Int, tip: Point, axis: Point
+    ) -> (first: Int, second: Int, farthestBack: Double)? {
+        // Each head point's signed distance from the axis (its sign tells the side).
+        var (farthestOneWay, farthestOtherWay) = (start, start)
+        var (most, least) = (axis.cross(points[start] - tip), axis.cross(points[start] - tip))
+        var farthestBack = axis.dot(points[start] - tip)
+        for index in (start + 1)..<points.count {
+            let offset = axis.cross(points[index] - tip)
+            if most < offset { (farthestOneWay, most) = (index, offset) }
+            if offset < least { (farthestOtherWay, least) = (index, offset) }
+            farthestBack = max(farthestBack, axis.dot(points[index] - tip))
+        }
+        guard most > 0, least < 0 else { return nil }
+        return (min(farthestOneWay, farthestOtherWay), max(farthestOneWay, farthestOtherWay), farthestBack)
+    }
+
+    /// Why `barbs` (their ends, the first drawn first) are no head for the tip `tip` of a
+    /// shaft `shaftLength` long that runs back along `axis` (a unit vector): each barb no
+    /// shorter than `minimumBarb` of the shaft and no longer than it (which is what makes
+    /// it the shaft), pointing back along it (`barbAngles`), the two drawn to about one
+    /// length (`barbBalance`), and no point of the head farther back along the shaft than
+    /// the barbs by more than `maximumBow` (`farthestBack`, from the tip: beyond, the stroke
+    /// runs back down the shaft, as a star whose first three edges read as a shaft and a
+    /// head). Nil when they are a head.
+    static func headRefusal(
+        tip: Point, barbs: (Point, Point), axis: Point, shaftLength: Double, minimumBarb: Double,
+        farthestBack: Double, maximumBow: Double
+    ) -> Refusal? {
+        let lengths = (minimumBarb * shaftLength)...shaftLength
+        let (firstArm, secondArm) = (barbs.0 - tip, barbs.1 - tip)
+        let (firstLength, secondLength) = (firstArm.length, secondArm.length)
+        /// Why barb `barb` (0 the first drawn), `arm` from the tip, is no barb; nil when it is one.
+        func barbRefusal(_ barb: Int, _ arm: Point, length: Double) -> Refusal? {
+            guard lengths.contains(length) else {
+                return .barbLength(barb: barb, ratio: length / shaftLength, range: minimumBarb...1)
+            }
+            let angle = abs(atan2(axis.cross(arm), axis.dot(arm)))
+            return barbAngles.contains(angle) ? nil : .barbAngle(barb: barb, angle: angle)
+        }
+        if let refusal = barbRefusal(0, firstArm, length: firstLength)
+            ?? barbRefusal(1, secondArm, length: secondLength)
+        {
+            return refusal
+        }
+        let (shorter, longer) = (min(firstLength, secondLength), max(firstLength, secondLength))
+        guard shorter >= barbBalance * longer else { return .unbalancedBarbs(ratio: shorter / longer) }
+        let barbsBack = max(axis.dot(firstArm), axis.dot(secondArm))
+        guard farthestBack <= barbsBack + maximumBow else {
+            return .runsBackDownTheShaft(beyond: farthestBack - barbsBack, most: maximumBow)
+        }
+        return nil
     }
 
     /// The readings of `stroke` (equally spaced points) that begin at its first sharp turn:

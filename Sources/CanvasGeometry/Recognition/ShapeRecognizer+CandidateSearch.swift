@@ -27,6 +27,21 @@ extension ShapeRecognizer {
         return found
     }
 
+    /// The line fitted to the stroke, and why it is refused (nil when it passes): what
+    /// `recognize` decides of a line without trying any other shape, since a line that
+    /// passes is chosen whatever else passes. A refusal for a stroke that cannot be fitted.
+    static func line(in points: [Point]) -> (line: RecognizedShape, refusal: String?) {
+        let smoothed = StrokeSmoothing.smoothed(points).points
+        switch PreparedStroke.of(smoothed) {
+        case .failure(let failure):
+            return (.none, failure == .noLength ? "the stroke has no length" : "the stroke has no extent")
+        case .success(let prepared):
+            var search = CandidateSearch(points: smoothed, prepared: prepared, decidingOnly: true)
+            let line = search.line()
+            return (line.shape, line.refusal)
+        }
+    }
+
     /// The search for a stroke's candidates, shape by shape, in the order that lets each
     /// stage use what the ones before it found: the line; the closed shapes (the ellipse
     /// first, whose distance stops the polygons' matches early); the arrows; the closed
@@ -77,8 +92,7 @@ extension ShapeRecognizer {
         /// Every candidate, stage by stage. A search runs once (`candidates` makes one for each
         /// stroke): what it keeps belongs to its stroke.
         mutating func run() -> [Candidate] {
-            let line = candidate(.line, FittedLine.segment(through: prepared.stroke))
-            result = [line]
+            result = [line()]
             result.reserveCapacity(8)
             if decidingOnly && result[0].isAccepted { return result }
             let curve = appendClosedShapes()
@@ -87,6 +101,11 @@ extension ShapeRecognizer {
             compareEllipsesWithPolygons()
             appendElbowArrows()
             return result
+        }
+
+        /// The line's candidate, the first stage (a line that passes is chosen whatever else does).
+        mutating func line() -> Candidate {
+            candidate(.line, FittedLine.segment(through: prepared.stroke))
         }
 
         /// Notes why a shape could not be fitted (for `explain`: not when only deciding).
