@@ -80,6 +80,20 @@ public enum StrokeSample {
         return try Validate.points(points, "points")
     }
 
+    /// The two strokes of `canvas recognize --two-strokes`, drawn one after the other:
+    /// `strokes`, an array of exactly two; errors name the field (`strokes[1][3][0]: …`).
+    public static func strokePair(from bytes: some Collection<UInt8>) throws(ProtocolError) -> ([Point], [Point]) {
+        let members = try Validate.object(try JSONValue(parsing: bytes), "")
+        guard let strokes = members["strokes"], strokes != .null else {
+            throw ProtocolError(.missingField, path: "strokes", "missing field")
+        }
+        let array = try Validate.array(strokes, "strokes")
+        guard array.count == 2 else {
+            throw ProtocolError(.invalidValue, path: "strokes", "two strokes expected, found \(array.count)")
+        }
+        return (try Validate.points(array[0], "strokes[0]"), try Validate.points(array[1], "strokes[1]"))
+    }
+
     /// A labelled gesture of the recognition data (../shared/data): its `label` when it is
     /// a string, and its strokes: `strokes` ([[[x, y], …], …]) for a gesture drawn in
     /// several strokes, else `points` as one. Errors name the field (`strokes[1][3][0]: …`).

@@ -19,7 +19,10 @@ struct Recognize: ParsableCommand {
             least-drawn side traced) and its verdict: chosen, passes, refused (the failed test \
             and its figures) or not fitted (why); and "smoothing", when the stroke's points lie \
             on a grid coarse for its size (whole pixels on a small shape) or are noisy for it \
-            (a shaky hand), how it was smoothed before fitting. See docs/recognition.md.
+            (a shaky hand), how it was smoothed before fitting. With --two-strokes, each line \
+            holds "strokes": [[[x, y], …], [[x, y], …]], two strokes drawn one after the other, and \
+            the shape printed is the arrow they make together (a shaft and a head drawn on its own, \
+            in either order) or none. See docs/recognition.md.
             """
     )
 
@@ -28,6 +31,9 @@ struct Recognize: ParsableCommand {
 
     @Flag(help: "Add every shape tried, its scores and why it was refused (\"explain\").")
     var explain = false
+
+    @Flag(help: "Read two strokes a line (\"strokes\") and print the arrow they make together.")
+    var twoStrokes = false
 
     func run() throws {
         let name = file.map { $0 == "-" ? "<stdin>" : $0 } ?? "<stdin>"
@@ -41,9 +47,17 @@ struct Recognize: ParsableCommand {
         var failed = false
         NDJSONLines.forEach(in: data) { lineNumber, line in
             do {
-                let points = try StrokeSample.points(from: line)
-                let explanation = explain ? ShapeRecognizer.explain(points) : nil
-                let shape = explanation?.shape ?? ShapeRecognizer.recognize(points)
+                let explanation: RecognitionExplanation?
+                let shape: RecognizedShape
+                if twoStrokes {
+                    let (first, second) = try StrokeSample.strokePair(from: line)
+                    explanation = explain ? ShapeRecognizer.explainArrow(drawnFirst: first, then: second) : nil
+                    shape = explanation?.shape ?? ShapeRecognizer.recognizeArrow(drawnFirst: first, then: second)
+                } else {
+                    let points = try StrokeSample.points(from: line)
+                    explanation = explain ? ShapeRecognizer.explain(points) : nil
+                    shape = explanation?.shape ?? ShapeRecognizer.recognize(points)
+                }
                 var output = Array(#"{"shape":""#.utf8) + Array(shape.kind.rawValue.utf8) + Array(#"","points":["#.utf8)
                 for (index, point) in shape.points.enumerated() {
                     if index > 0 { output.append(UInt8(ascii: ",")) }

@@ -124,6 +124,44 @@ struct ActionCommandTests {
         #expect(outcome.standardError == "<stdin>:3: error: points: expected an array, got \"x\"\n")
     }
 
+    /// `canvas recognize --two-strokes`: each line's two strokes, a shaft and a head drawn
+    /// apart, print the arrow they make (with --explain, each reading and why); a line
+    /// without two strokes is an error naming the field, and the others are still read.
+    @Test func recognizeReadsTwoStrokesAsOneArrow() throws {
+        let arrow =
+            #"{"strokes":[[[0,0],[50,1],[100,0],[150,1],[200,0]],[[170,25],[185,12],[202,0],[185,-12],[170,-25]]]}"#
+        let outcome = try CanvasCommand.run(
+            ["recognize", "--two-strokes", "--explain"],
+            input: """
+                \(arrow)
+                {"strokes":[[[0,0],[50,1],[100,0],[150,1],[200,0]],[[300,25],[300,-25]]]}
+                {"strokes":[[[0,0],[1,1]]]}
+                {"points":[[0,0],[1,1]]}
+
+                """)
+        #expect(outcome.status == 1)
+        let lines = outcome.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2)
+        let objects = try lines.map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(objects[0]["shape"] as? String == "arrow")
+        #expect((objects[0]["points"] as? [[Double]])?.count == 5)
+        let readings = try #require(objects[0]["explain"] as? [[String: Any]])
+        #expect(readings.contains { $0["verdict"] as? String == "chosen" }, "\(readings)")
+        #expect(objects[1]["shape"] as? String == "none")
+        let refused = (objects[1]["explain"] as? [[String: Any]] ?? []).compactMap { $0["verdict"] as? String }
+        #expect(refused.contains { $0.hasPrefix("not fitted: the first stroke as the shaft") }, "\(refused)")
+        #expect(
+            outcome.standardError == """
+                <stdin>:3: error: strokes: two strokes expected, found 1
+                <stdin>:4: error: strokes: missing field
+
+                """)
+        let plain = try CanvasCommand.run(["recognize", "--two-strokes"], input: arrow + "\n")
+        #expect(plain.standardOutput.hasPrefix(#"{"shape":"arrow","points":[[0,"#), "\(plain.standardOutput)")
+    }
+
     /// `canvas recognize --explain` on one stroke: the shape recognised and every shape
     /// tried, as printed (it must succeed).
     static func explain(_ points: [[Double]]) throws -> (shape: String?, explained: [[String: Any]]) {

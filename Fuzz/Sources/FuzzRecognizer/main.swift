@@ -11,7 +11,9 @@ import FuzzDriver
 /// for no shape, a closed polygon of at least 32 sides for an ellipse, four equal sides for
 /// a diamond, opposite sides equal and parallel for a parallelogram, one or two right-angled
 /// bends and a head for an elbow arrow); and `recognize`
-/// decides as `explain` says, though it stops matching as soon as a shape cannot win.
+/// decides as `explain` says, though it stops matching as soon as a shape cannot win. The
+/// same points split in two strokes (where the first byte says) make an arrow of two
+/// strokes or none, as `explainArrow` says, with five finite points.
 func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data, size >= 1 else { return 0 }
     let scales: [Double] = [1, 1.0 / 64, 1e-300, 1e-160, 1e6, 1e150, 1e300, 3.7]
@@ -47,6 +49,16 @@ func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         case .ellipse: shape.points.count >= 33 && isClosed
         }
     guard expected else { fatalError("a \(shape.kind) of \(shape.points.count) points: \(shape.points)") }
+    let split = points.isEmpty ? 0 : Int(data[0] / 8) % (points.count + 1)
+    let (first, second) = (Array(points[..<split]), Array(points[split...]))
+    let arrow = ShapeRecognizer.recognizeArrow(drawnFirst: first, then: second)
+    let explainedArrow = ShapeRecognizer.explainArrow(drawnFirst: first, then: second).shape
+    guard explainedArrow == arrow else {
+        fatalError("recognizeArrow found \(arrow.kind) \(arrow.points), explainArrow \(explainedArrow.kind)")
+    }
+    guard arrow.kind == .none ? arrow.points.isEmpty : arrow.kind == .arrow && arrow.points.count == 5,
+        arrow.points.allSatisfy({ $0.x.isFinite && $0.y.isFinite })
+    else { fatalError("two strokes made a \(arrow.kind) of \(arrow.points)") }
     return 0
 }
 

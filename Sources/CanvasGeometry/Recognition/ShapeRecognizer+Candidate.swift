@@ -12,6 +12,9 @@ extension ShapeRecognizer {
         /// sharp turn or the head's forwardmost point, and its head open (the barbs alone) or
         /// closed (and the stroke across their ends).
         case arrow(ArrowReading, forwardmostTip: Bool, closedHead: Bool)
+        /// An arrow of two strokes (`TwoStrokeArrow`): the first the shaft and the second the
+        /// head, or the other way round, its head open or closed (nil: not yet known).
+        case twoStrokes(shaftFirst: Bool, closedHead: Bool?)
 
         /// What of the stroke an arrow was read on.
         enum ArrowReading {
@@ -48,6 +51,11 @@ extension ShapeRecognizer {
             case .arrow(let reading, let forwardmostTip, let closedHead):
                 Self.arrowReading(reading, forwardmostTip: forwardmostTip)
                     + (closedHead ? ", a closed head" : ", an open head")
+            case .twoStrokes(let shaftFirst, let closedHead):
+                (shaftFirst
+                    ? "the first stroke as the shaft, the second as the head"
+                    : "the second stroke as the shaft, the first as the head")
+                    + (closedHead.map { $0 ? ", a closed head" : ", an open head" } ?? "")
             }
         }
 

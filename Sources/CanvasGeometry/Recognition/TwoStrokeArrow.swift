@@ -1,0 +1,206 @@
+public import CanvasCore
+import Foundation
+
+/// An arrow drawn in two strokes, one after the other: a straight shaft, and a head drawn
+/// on its own at one end of it, an open "<" or a closed triangle, before or after the
+/// shaft (the way most people draw an arrow, and the $N set's "arrowhead").
+///
+/// The shaft is a stroke recognised as a line on its own (`ShapeRecognizer.line(in:)`).
+/// Its end nearer the head is where the head goes; the tip is the head's point farthest forward along the shaft (the shaft
+/// often stops short of the head's point, inside the "<"), and the barbs' ends are the
+/// head's points farthest to either side of the shaft, as for an arrow drawn in one
+/// stroke (`ArrowFit`), whose tests of a head this reading shares; the head's stroke must
+/// also turn at the tip as sharply as a shaft turns into its head. The shaft must meet the
+/// head: its line passes by the tip, and it ends no farther back than the barbs reach. Then
+/// the head's stroke alone must follow the head's sides (its barbs, and for a closed head
+/// the stroke across their ends) and trace them, as any shape's stroke must
+/// (`OutlineMatch`), its distances measured against the arrow's size as a one-stroke
+/// arrow's are. Where the head meets the shaft is judged at the head's own size: the tip
+/// must lie on the shaft's line within `distanceTolerance` of it (at the arrow's size, a
+/// half note's head, a small oval beside its stem, passed for a closed head).
+struct TwoStrokeArrow {
+    /// Why two strokes make no arrow with one of them for the shaft.
+    enum Refusal: Error, Equatable {
+        /// The shaft's stroke is no line (`reason`: the test its line fails, in words).
+        case shaftNoLine(reason: String)
+        /// The head's stroke has no length.
+        case headWithoutLength
+        /// The head lies on one side of the shaft.
+        case headOnOneSide
+        /// The head's barbs open `opening` (radians) at the tip, wider than `widest`: the head's
+        /// stroke turns there less sharply than a shaft turns into its head.
+        case headWithoutTurn(opening: Double, widest: Double)
+        /// The tip lies `stray` to the side of the shaft's line (more than `most`).
+        case tipOffTheShaft(stray: Double, most: Double)
+        /// The shaft ends `gap` behind the tip, farther back than the barbs reach (`reach`).
+        case shaftShortOfTheHead(gap: Double, reach: Double)
+        /// The head is no head (`ArrowFit.headRefusal`).
+        case head(ArrowFit.Refusal)
+
+        /// In words, lengths as fractions of `size` (the head's).
+        func description(size: Double) -> String {
+            func figure(_ length: Double) -> String { ShapeRecognizer.figure(length / size) }
+            return switch self {
+            case .shaftNoLine(let reason): "the shaft's stroke is no line: \(reason)"
+            case .headWithoutLength: "the head's stroke has no length"
+            case .headOnOneSide: "the head lies on one side of the shaft"
+            case .headWithoutTurn(let opening, let widest):
+                "the head's barbs open \(ShapeRecognizer.degrees(opening))° at its point (at most "
+                    + "\(ShapeRecognizer.degrees(widest))°: its stroke must turn there as sharply as a shaft turns "
+                    + "into its head)"
+            case .tipOffTheShaft(let stray, let most):
+                "the head's point lies \(figure(stray)) of the head's size to the side of the shaft's line "
+                    + "(> \(figure(most)))"
+            case .shaftShortOfTheHead(let gap, let reach):
+                "the shaft ends \(figure(gap)) of the head's size behind the head's point, short of its barbs "
+                    + "(they reach \(figure(reach)) back)"
+            case .head(let refusal): refusal.description(size: size)
+            }
+        }
+    }
+
+    /// The arrow read, with the head's points (equally spaced) and the size of the two
+    /// strokes together, which the head's match is measured against (as a one-stroke
+    /// arrow's is against its own size).
+    var fit: ArrowFit
+    var headPoints: [Point]
+    var size: Double
+
+    /// Why two strokes make no arrow, and the head's size its lengths are measured against.
+    struct Refused: Error {
+        var refusal: Refusal
+        var size: Double
+    }
+
+    /// The arrow `shaft` and `head` make, or why they make none.
+    static func read(shaft: [Point], head: [Point]) -> Result<TwoStrokeArrow, Refused> {
+        // A line that passes is what `recognize` makes of the stroke, whatever else passes.
+        let (line, refusal) = ShapeRecognizer.line(in: shaft)
+        if let refusal { return .failure(Refused(refusal: .shaftNoLine(reason: refusal), size: 1)) }
+        let points = StrokeResampling.resampled(
+            StrokeSmoothing.smoothed(head).points, count: ShapeRecognizer.sampleCount)
+        guard points.count > 1, StrokeResampling.length(of: points) > 0 else {
+            return .failure(Refused(refusal: .headWithoutLength, size: 1))
+        }
+        // The shaft's end nearer the head is where the head goes.
+        func reach(_ end: Point) -> Double { points.lazy.map { $0.distance(to: end) }.min()! }
+        let (end, tail) = reach(line.points[0]) <= reach(line.points[1])
+            ? (line.points[0], line.points[1]) : (line.points[1], line.points[0])
+        let shaftLength = tail.distance(to: end)
+        guard shaftLength > 0 else { return .failure(Refused(refusal: .shaftNoLine(reason: "no length"), size: 1)) }
+        let axis = (tail - end) / shaftLength
+        // Where the head meets the shaft is judged at the head's own size.
+        let size = StrokeResampling.diameter(of: points)
+        func refuse(_ refusal: Refusal) -> Result<TwoStrokeArrow, Refused> {
+            .failure(Refused(refusal: refusal, size: size))
+        }
+        // The tip: the head's point farthest forward, or the shaft's end when the head lies
+        // wholly behind it. The shaft drawn on to it stays on its line, as a point of any
+        // shape stays near the shape (`distanceTolerance`).
+        let forwardmost = points.min { axis.dot($0 - end) < axis.dot($1 - end) }!
+        let tip = axis.dot(forwardmost - end) < 0 ? forwardmost : end
+        let (stray, most) = (abs(axis.cross(tip - end)), ShapeRecognizer.distanceTolerance * size)
+        guard stray <= most else { return refuse(.tipOffTheShaft(stray: stray, most: most)) }
+        guard let (first, second, farthestBack) = ArrowFit.barbEnds(of: points, from: 0, tip: tip, axis: axis) else {
+            return refuse(.headOnOneSide)
+        }
+        let barbs = (points[first], points[second])
+        // The head's stroke turns at the tip at least as sharply as a stroke turns from its
+        // shaft into its head (`sharpTurn`): a "<", not a stroke across the shaft's end.
+        let (firstArm, secondArm) = (barbs.0 - tip, barbs.1 - tip)
+        let opening = abs(atan2(firstArm.cross(secondArm), firstArm.dot(secondArm)))
+        let widest = Double.pi - ShapeRecognizer.sharpTurn
+        guard opening <= widest else { return refuse(.headWithoutTurn(opening: opening, widest: widest)) }
+        let barbsReach = max(axis.dot(barbs.0 - tip), axis.dot(barbs.1 - tip))
+        let gap = axis.dot(end - tip)
+        guard gap <= barbsReach else { return refuse(.shaftShortOfTheHead(gap: gap, reach: barbsReach)) }
+        if let refusal = ArrowFit.headRefusal(
+            tip: tip, barbs: barbs, axis: axis, shaftLength: tail.distance(to: tip),
+            minimumBarb: ArrowFit.minimumBarbRatio, farthestBack: farthestBack,
+            maximumBow: ShapeRecognizer.distanceTolerance * size)
+        {
+            return refuse(.head(refusal))
+        }
+        let fit = ArrowFit(
+            tail: tail, tip: tip, barbs: barbs, axis: axis,
+            drawnSides: [[tail, tip], [tip, barbs.0], [tip, barbs.1]], headPoints: points.indices)
+        return .success(
+            TwoStrokeArrow(fit: fit, headPoints: points, size: StrokeResampling.diameter(of: points + line.points)))
+    }
+
+    /// The head's sides, open (the barbs) or closed (and the stroke across their ends).
+    func headSides(closed: Bool) -> [[Point]] {
+        let sides = Array(fit.drawnSides.dropFirst())
+        return closed ? sides + [[fit.barbs.0, fit.barbs.1]] : sides
+    }
+}
+
+extension ShapeRecognizer {
+    /// The arrow that two strokes drawn one after the other make together, `first` then
+    /// `second`: a straight shaft and a head drawn as a stroke of its own at one end of it
+    /// (an open "<" or a closed triangle), in either order (`TwoStrokeArrow`); `.none` when
+    /// they make none. The arrow is made straight and symmetric as one drawn in one stroke
+    /// is: tail, tip, barb, tip, barb.
+    public static func recognizeArrow(drawnFirst first: [Point], then second: [Point]) -> RecognizedShape {
+        let search = twoStrokeArrowCandidates(first, second, decidingOnly: true)
+        return search.chosen.map { search.candidates[$0].shape } ?? .none
+    }
+
+    /// What `recognizeArrow` decides and why: each reading (either stroke for the shaft), its
+    /// heads' scores against the head's stroke and the test that refused it.
+    public static func explainArrow(drawnFirst first: [Point], then second: [Point]) -> RecognitionExplanation {
+        let search = twoStrokeArrowCandidates(first, second, decidingOnly: false)
+        var hypotheses: [RecognitionExplanation.Hypothesis] = search.candidates.indices.map { index in
+            let candidate = search.candidates[index]
+            let verdict =
+                index == search.chosen
+                ? "chosen" : candidate.refusal.map { "refused: " + $0 } ?? "passes, but another reading is closer"
+            return RecognitionExplanation.Hypothesis(
+                kind: .arrow, fittedTo: candidate.fittedTo.description, rmsDistance: candidate.relativeRMS,
+                maximumDistance: candidate.match.maximumDistance / candidate.size,
+                drawnFraction: candidate.match.drawnFraction, leastDrawnSide: candidate.match.leastDrawnSide,
+                verdict: verdict)
+        }
+        for (reading, refusal) in search.refusals {
+            hypotheses.append(.init(kind: .arrow, verdict: "not fitted: \(reading): \(refusal)"))
+        }
+        return RecognitionExplanation(
+            shape: search.chosen.map { search.candidates[$0].shape } ?? .none, hypotheses: hypotheses)
+    }
+
+    /// The candidates of both readings of two strokes (each stroke the shaft in turn), the
+    /// index of the one chosen (the closest that passes), and why a reading gave none, in words.
+    static func twoStrokeArrowCandidates(
+        _ first: [Point], _ second: [Point], decidingOnly: Bool
+    ) -> (candidates: [Candidate], chosen: Int?, refusals: [(String, String)]) {
+        var candidates: [Candidate] = []
+        var refusals: [(String, String)] = []
+        for shaftFirst in [true, false] {
+            let (shaft, head) = shaftFirst ? (first, second) : (second, first)
+            switch TwoStrokeArrow.read(shaft: shaft, head: head) {
+            case .failure(let refused):
+                if !decidingOnly {
+                    refusals.append(
+                        (FittedTo.twoStrokes(shaftFirst: shaftFirst, closedHead: nil).description,
+                         refused.refusal.description(size: refused.size)))
+                }
+            case .success(let arrow):
+                let length = StrokeResampling.length(of: arrow.headPoints)
+                for closed in [false, true] {
+                    candidates.append(
+                        Candidate(
+                            shape: RecognizedShape(kind: .arrow, points: arrow.fit.symmetricPolyline),
+                            match: Candidate.match(
+                                arrow.headPoints, size: arrow.size, length: length, with: .arrow,
+                                sides: .each(arrow.headSides(closed: closed)), decidingOnly: decidingOnly,
+                                roundingCorners: false),
+                            size: arrow.size, fittedTo: .twoStrokes(shaftFirst: shaftFirst, closedHead: closed)))
+                }
+            }
+        }
+        let chosen = candidates.indices.filter { candidates[$0].isAccepted }.min {
+            candidates[$0].relativeRMS < candidates[$1].relativeRMS
+        }
+        return (candidates, chosen, refusals)
+    }
+}

@@ -1,0 +1,121 @@
+import CanvasCore
+@testable import CanvasGeometry
+import Foundation
+import Testing
+
+/// An arrow drawn in two strokes, a shaft and a head of its own (`TwoStrokeArrow`): made
+/// whatever the order, size, direction and head; refused for two strokes that are no arrow.
+@Suite struct TwoStrokeArrowTests {
+    /// A shaft from `tail` to `end` and a head whose point is `tip`, its barbs `spread`
+    /// radians either side of the shaft and `barb` long, drawn as one stroke ("<", or a
+    /// closed triangle when `closed`), by `pen`.
+    static func strokes(
+        _ pen: inout SyntheticPen, tail: Point, end: Point, tip: Point, barb: Double, spread: Double, closed: Bool
+    ) -> (shaft: [Point], head: [Point]) {
+        let back = (tail - tip) / tail.distance(to: tip) * barb
+        let barbs = (tip + rotated(back, by: spread), tip + rotated(back, by: -spread))
+        let shaft = pen.stroke(through: [tail, end], samples: 60)
+        let head = pen.stroke(through: closed ? [tip, barbs.0, barbs.1, tip] : [barbs.0, tip, barbs.1], samples: 40)
+        return (shaft, head)
+    }
+
+    /// Shafts of 30 to 3,000 px in any direction, the head "<" or closed, 0.15–0.5 of the
+    /// shaft, its barbs 20–50° off it, the shaft stopping short of the head's point by up to
+    /// a third of a barb (inside the "<") or running up to it, drawn before or after the
+    /// head: one arrow, from the shaft's tail to the head's point.
+    @Test(arguments: RecognitionTests.seeds) func aShaftAndAHeadDrawnApartAreOneArrow(seed: UInt64) {
+        var pen = SyntheticPen(seed: seed, jitter: 0)
+        let length = RecognitionTests.size(&pen)
+        pen.jitter = RecognitionTests.jitter(for: length)
+        let direction = pen.random(in: 0...(2 * .pi))
+        let tail = Point(x: pen.random(in: -500...500), y: pen.random(in: -500...500))
+        let tip = tail + rotated(Point(x: length, y: 0), by: direction)
+        let barb = length * pen.random(in: 0.15...0.5)
+        let end = tail + rotated(Point(x: length - barb * pen.random(in: 0...0.33), y: 0), by: direction)
+        let spread = pen.random(in: 0.35...0.87)
+        let (shaft, head) = Self.strokes(
+            &pen, tail: tail, end: end, tip: tip, barb: barb, spread: spread, closed: seed % 3 == 0)
+        let headFirst = seed % 2 == 0
+        let shape = headFirst
+            ? ShapeRecognizer.recognizeArrow(drawnFirst: head, then: shaft)
+            : ShapeRecognizer.recognizeArrow(drawnFirst: shaft, then: head)
+        #expect(shape.kind == .arrow, "seed \(seed)")
+        guard shape.kind == .arrow, shape.points.count == 5 else { return }
+        #expect(shape.points[0].distance(to: tail) < 0.04 * length, "seed \(seed): tail \(shape.points[0])")
+        #expect(shape.points[1].distance(to: tip) < 0.04 * length, "seed \(seed): tip \(shape.points[1])")
+        #expect(shape.points[1] == shape.points[3], "seed \(seed)")
+        let explanation = headFirst
+            ? ShapeRecognizer.explainArrow(drawnFirst: head, then: shaft)
+            : ShapeRecognizer.explainArrow(drawnFirst: shaft, then: head)
+        #expect(explanation.shape == shape, "seed \(seed)")
+        let chosen = explanation.hypotheses.filter { $0.verdict == "chosen" }
+        #expect(chosen.count == 1, "seed \(seed): \(explanation.hypotheses.map(\.verdict))")
+        let reading = headFirst ? "the second stroke as the shaft" : "the first stroke as the shaft"
+        #expect(chosen.first?.fittedTo?.hasPrefix(reading) == true, "seed \(seed): \(chosen.first?.fittedTo ?? "")")
+    }
+
+    /// Two strokes that are no arrow, each refused for what it is, in `explain`'s words: a
+    /// bar across a line's end (a T: no turn at the head's point), a line crossing another
+    /// (an X: its "head" follows no barbs), a "<" beyond the line's end, a "<" whose point
+    /// lies off the line, a small loop at a line's end (a half note's head), a ">" at a
+    /// line's end, a line going on from another's end, and a "<" at the end of a curve.
+    @Test func twoStrokesThatAreNoArrowAreRefusedAndSayWhy() {
+        var pen = SyntheticPen(seed: 7, jitter: 0.3)
+        let shaft = pen.stroke(through: [Point(x: 0, y: 0), Point(x: 300, y: 0)], samples: 60)
+        func head(_ waypoints: [Point]) -> [Point] { pen.stroke(through: waypoints, samples: 40) }
+        let cases: [(String, [Point], [Point], String)] = [
+            ("a T", shaft, head([Point(x: 300, y: -60), Point(x: 300, y: 60)]), "open"),
+            ("an X", shaft, head([Point(x: 100, y: -100), Point(x: 200, y: 100)]), "refused: "),
+            ("a < beyond the end", shaft,
+             head([Point(x: 400, y: 40), Point(x: 460, y: 0), Point(x: 400, y: -40)]), "behind the head's point"),
+            ("a < off the line", shaft,
+             head([Point(x: 260, y: 20), Point(x: 320, y: 60), Point(x: 260, y: 100)]), "to the side of the shaft"),
+            ("a loop at the end", shaft,
+             pen.arc(center: Point(x: 300, y: 25), radii: (22, 16), rotation: 0.4, start: 0, sweep: 2 * .pi),
+             "to the side of the shaft"),
+            ("a > at the end", shaft,
+             head([Point(x: 340, y: -50), Point(x: 300, y: 0), Point(x: 340, y: 50)]), "to the side of the shaft"),
+            ("a line going on", shaft, head([Point(x: 300, y: 0), Point(x: 450, y: 80)]), "to the side of the shaft"),
+            ("a curve and a <", pen.arc(center: Point(x: 150, y: 0), radii: (150, 80), rotation: 0, start: .pi,
+                                        sweep: -.pi),
+             head([Point(x: 270, y: -30), Point(x: 300, y: 0), Point(x: 330, y: -30)]), "no line"),
+        ]
+        for (name, first, second, words) in cases {
+            let explanation = ShapeRecognizer.explainArrow(drawnFirst: first, then: second)
+            #expect(ShapeRecognizer.recognizeArrow(drawnFirst: first, then: second) == .none, "\(name)")
+            #expect(explanation.shape == .none, "\(name)")
+            let verdicts = explanation.hypotheses.map(\.verdict).joined(separator: "; ")
+            #expect(verdicts.contains(words), "\(name): \(verdicts)")
+            #expect(!explanation.hypotheses.isEmpty, "\(name)")
+        }
+    }
+
+    /// Where the head meets the shaft is judged at the head's size: a head whose point lies
+    /// 0.3 of its size beside the shaft's line is refused (at the arrow's size, five times
+    /// the head's, that is 0.06: within any distance tolerance), one 0.1 beside it is an
+    /// arrow, at any scale.
+    @Test(arguments: [60.0, 600.0, 6000.0]) func theHeadsPointMustLieOnTheShaftsLine(length: Double) {
+        var pen = SyntheticPen(seed: 11, jitter: length / 3000)
+        let shaft = pen.stroke(through: [Point(x: 0, y: 0), Point(x: length, y: 0)], samples: 80)
+        // A head a fifth of the shaft across (its barbs 0.1 of it up and down).
+        let (back, half) = (length * 0.14, length * 0.1)
+        func head(beside offset: Double) -> [Point] {
+            pen.stroke(
+                through: [Point(x: length - back, y: offset + half), Point(x: length, y: offset),
+                          Point(x: length - back, y: offset - half)], samples: 40)
+        }
+        #expect(ShapeRecognizer.recognizeArrow(drawnFirst: shaft, then: head(beside: 0.3 * 2 * half)) == .none)
+        #expect(ShapeRecognizer.recognizeArrow(drawnFirst: shaft, then: head(beside: 0.1 * 2 * half)).kind == .arrow)
+    }
+
+    /// The shaft's stroke is read by the one-stroke recogniser: it must be a line there, so
+    /// a stroke of a single point, or none, makes no arrow and no error.
+    @Test func strokesWithoutLengthMakeNoArrow() {
+        let head = [Point(x: 0, y: 30), Point(x: 40, y: 0), Point(x: 0, y: -30)]
+        #expect(ShapeRecognizer.recognizeArrow(drawnFirst: [], then: head) == .none)
+        #expect(ShapeRecognizer.recognizeArrow(drawnFirst: head, then: [Point(x: 1, y: 1)]) == .none)
+        #expect(ShapeRecognizer.recognizeArrow(drawnFirst: [Point(x: 1, y: 1)], then: []) == .none)
+        let explanation = ShapeRecognizer.explainArrow(drawnFirst: [], then: [])
+        #expect(explanation.hypotheses.map(\.verdict).allSatisfy { $0.hasPrefix("not fitted: ") })
+    }
+}
