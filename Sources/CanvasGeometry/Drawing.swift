@@ -34,13 +34,56 @@ public enum Drawing {
     ) -> Result {
         let shape = ShapeRecognizer.recognize(points)
         guard shape.kind != .none, !shape.points.isEmpty else { return Result(operations: [], shape: .none) }
+        let erased: Operation = .delete(id, start: 0, end: Double(max(points.count - 1, 1)))
+        let operations = [erased] + adding(shape, weight: weight, colour: colour, as: shapeID)
+        return Result(operations: operations, shape: shape.kind)
+    }
+
+    /// A stroke drawn just before, as `arrowJoining` needs it: its points as drawn, and the
+    /// stroke the room shows for it (the line recognised in it, or the stroke itself) with
+    /// that stroke's number of points.
+    public struct PreviousStroke: Sendable {
+        public var drawnPoints: [Point]
+        public var shown: StrokeID
+        public var shownPointCount: Int
+
+        public init(drawnPoints: [Point], shown: StrokeID, shownPointCount: Int) {
+            self.drawnPoints = drawnPoints
+            self.shown = shown
+            self.shownPointCount = shownPointCount
+        }
+    }
+
+    /// The arrow that the stroke `id` of `points` makes with the stroke drawn just before it
+    /// (a shaft and a head drawn on its own, in either order:
+    /// `ShapeRecognizer.recognizeArrow`), as it replaces both: the two strokes the room
+    /// shows erased entirely, then the arrow added as `shapeID`, a polyline (`is_shape`)
+    /// with the same pen. Nil when the two make no arrow.
+    public static func arrowJoining(
+        _ previous: PreviousStroke, _ points: [Point], weight: Double, colour: Colour, id: StrokeID,
+        shapeID: StrokeID
+    ) -> Result? {
+        let arrow = ShapeRecognizer.recognizeArrow(drawnFirst: previous.drawnPoints, then: points)
+        guard arrow.kind != .none, !arrow.points.isEmpty else { return nil }
+        let erased: [Operation] = [
+            .delete(previous.shown, start: 0, end: Double(max(previous.shownPointCount - 1, 1))),
+            .delete(id, start: 0, end: Double(max(points.count - 1, 1))),
+        ]
+        let operations = erased + adding(arrow, weight: weight, colour: colour, as: shapeID)
+        return Result(operations: operations, shape: arrow.kind)
+    }
+
+    /// ADD and APPEND of `shape` as the stroke `id`, a polyline (`is_shape`).
+    private static func adding(
+        _ shape: RecognizedShape, weight: Double, colour: Colour, as id: StrokeID
+    ) -> [Operation] {
         // The fitted corners need no more precision than 1/100 px: fewer bytes on the wire.
         let corners = shape.points.map { Point(x: ($0.x * 100).rounded() / 100, y: ($0.y * 100).rounded() / 100) }
-        var operations: [Operation] = [.delete(id, start: 0, end: Double(max(points.count - 1, 1)))]
-        operations.append(.add(shapeID, StrokeHeader(weight: weight, colour: colour, start: corners[0], isShape: true)))
+        let header = StrokeHeader(weight: weight, colour: colour, start: corners[0], isShape: true)
+        var operations: [Operation] = [.add(id, header)]
         if corners.count > 1 {
-            operations.append(.append(shapeID, points: Array(corners.dropFirst()), offset: 1))
+            operations.append(.append(id, points: Array(corners.dropFirst()), offset: 1))
         }
-        return Result(operations: operations, shape: shape.kind)
+        return operations
     }
 }

@@ -36,6 +36,10 @@ public struct Replica: Sendable {
     private var redoable: [HistoryEntry] = []
     /// Strokes begun here and not ended yet (`LocalAction.begin`), drawn while the pen moves.
     public private(set) var liveStrokes: Set<StrokeID> = []
+    /// The last stroke drawn here with recognition on, when it was left as drawn or
+    /// recognised as a line and nothing else was done here since: the next stroke drawn may
+    /// make an arrow with it, one the head and the other the shaft (`Drawing.arrowJoining`).
+    private var arrowPart: ArrowPart?
 
     /// How many drawings and erasures undo can take back.
     public static let historyLimit = 200
@@ -90,13 +94,32 @@ public struct Replica: Sendable {
     /// stroke (with the shape recognised in it, if asked), or the deletions an eraser
     /// path makes. Nothing is applied: `apply(_:)` each operation.
     public mutating func edit(for action: LocalAction) -> LocalEdit {
+        // The stroke drawn before may make an arrow with the next stroke drawn, and with no
+        // later one: any action but a stroke's beginning and its points takes it.
+        let arrowPart = self.arrowPart
+        switch action {
+        case .begin, .extend: break
+        case .draw, .end, .erase, .undo, .redo: self.arrowPart = nil
+        }
         switch action {
         case .draw(let points, let weight, let colour, let recognize):
             let id = nextStrokeID()
             let shapeID = recognize ? nextStrokeID(after: id) : id
+            if recognize,
+                let arrow = arrow(
+                    joining: points, with: arrowPart, weight: weight, colour: colour, id: id, shapeID: shapeID)
+            {
+                let drawn = Drawing.draw(points, weight: weight, colour: colour, recognize: false, id: id, shapeID: id)
+                record(.drawn(id))
+                record(arrow.entry)
+                return LocalEdit(operations: drawn.operations + arrow.operations, shape: arrow.shape)
+            }
             let drawn = Drawing.draw(points, weight: weight, colour: colour, recognize: recognize, id: id, shapeID: shapeID)
             if !drawn.operations.isEmpty { record(.drawn(id)) }
             if drawn.shape != .none { record(.shape(shapeID, replacing: id, erasedBefore: IntervalSet())) }
+            if recognize, !drawn.operations.isEmpty {
+                self.arrowPart = ArrowPart(drawn: id, shown: drawn.shape == .none ? id : shapeID, shape: drawn.shape)
+            }
             return LocalEdit(operations: drawn.operations, shape: drawn.shape)
         case .begin(let points, let weight, let colour):
             let id = nextStrokeID()
@@ -118,9 +141,19 @@ public struct Replica: Sendable {
                 return LocalEdit(operations: [], shape: .none)
             }
             let shapeID = nextStrokeID(after: id)
-            let shape = Drawing.shapeReplacing(stroke.points, weight: header.weight, colour: header.colour, id: id, shapeID: shapeID)
             record(.drawn(id))
+            if stroke.erased.isEmpty,
+                let arrow = arrow(
+                    joining: stroke.points, with: arrowPart, weight: header.weight, colour: header.colour, id: id,
+                    shapeID: shapeID)
+            {
+                record(arrow.entry)
+                return LocalEdit(operations: arrow.operations, shape: arrow.shape)
+            }
+            let shape = Drawing.shapeReplacing(
+                stroke.points, weight: header.weight, colour: header.colour, id: id, shapeID: shapeID)
             if shape.shape != .none { record(.shape(shapeID, replacing: id, erasedBefore: stroke.erased)) }
+            self.arrowPart = ArrowPart(drawn: id, shown: shape.shape == .none ? id : shapeID, shape: shape.shape)
             return LocalEdit(operations: shape.operations, shape: shape.shape)
         case .erase(let points, let radius):
             let index = eraserIndex ?? SpatialIndex(document: document)
@@ -143,6 +176,40 @@ public struct Replica: Sendable {
             undoable.append(inverse)
             return LocalEdit(operations: operations, shape: .none)
         }
+    }
+
+    /// A stroke drawn here that the next may make an arrow with: the stroke as drawn, the
+    /// stroke the room shows for it (the line recognised in it, or itself) and that shape.
+    struct ArrowPart: Sendable {
+        var drawn: StrokeID
+        var shown: StrokeID
+        var shape: ShapeKind
+    }
+
+    /// The arrow that the stroke `id` of `points`, drawn with recognition on, makes with the
+    /// stroke drawn here just before it (`arrowPart`), with the step that undoes it (the
+    /// arrow taken away, both strokes brought back as they were shown); nil when there is no
+    /// such stroke, it was drawn with another pen, is recognised as another shape than a
+    /// line, or is erased in part, or the two make no arrow.
+    private func arrow(
+        joining points: [Point], with part: ArrowPart?, weight: Double, colour: Colour, id: StrokeID,
+        shapeID: StrokeID
+    ) -> (operations: [Operation], shape: ShapeKind, entry: HistoryEntry)? {
+        guard let part, part.shape == .line || part.shape == .none,
+            let drawn = document[part.drawn], let shown = document[part.shown], let header = shown.header,
+            header.weight == weight, header.colour == colour, shown.erased.isEmpty,
+            let joined = Drawing.arrowJoining(
+                Drawing.PreviousStroke(
+                    drawnPoints: drawn.points, shown: part.shown, shownPointCount: shown.points.count),
+                points, weight: weight, colour: colour, id: id, shapeID: shapeID)
+        else { return nil }
+        let entry = HistoryEntry.replaced(
+            removing: [shapeID],
+            restoring: [
+                Restoration(stroke: id, erasedBefore: IntervalSet()),
+                Restoration(stroke: part.shown, erasedBefore: IntervalSet()),
+            ])
+        return (joined.operations, joined.shape, entry)
     }
 
     /// The first `AUTHOR_N` past the counter (and past `after`) that names no stroke yet.

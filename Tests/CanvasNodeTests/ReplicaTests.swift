@@ -290,6 +290,108 @@ import Testing
         #expect(Self.perform(.undo, on: &replica).isEmpty, "nothing more to undo")
     }
 
+    /// A shaft, a little shaky (a line on its own), and a "<" head drawn at its end.
+    static let shaft = (0..<40).map { step in Point(x: Double(step) * 5, y: step % 2 == 0 ? 0.4 : -0.4) }
+    static let head = [
+        Point(x: 160, y: 30), Point(x: 175, y: 19), Point(x: 190, y: 8), Point(x: 203, y: 0), Point(x: 190, y: -8),
+        Point(x: 175, y: -19), Point(x: 160, y: -30),
+    ]
+
+    /// A head drawn after a line (recognition on) makes one arrow of both: the line shape and
+    /// the head are erased entirely and the arrow added as a shape, from the shaft's tail to
+    /// the head's point. Undo takes the arrow back and brings back the line and the head as
+    /// they showed; undo again takes the head, then the line becomes the stroke as drawn,
+    /// then goes; redo does it all again. Drawn head first, the two make the same arrow.
+    @Test func aHeadDrawnAtALinesEndMakesOneArrowOfBoth() {
+        var replica = Replica(author: "me")
+        Self.perform(Self.draw(Self.shaft, recognize: true), on: &replica)
+        let line = Self.visiblePoints(replica)
+        #expect(line.keys.map(\.rawValue) == ["me_2"], "the line shape: \(line.keys)")
+        let edit = replica.edit(for: Self.draw(Self.head, recognize: true))
+        #expect(edit.shape == .arrow)
+        #expect(edit.operations.map(\.strokeID).map(\.rawValue) == ["me_3", "me_3", "me_2", "me_3", "me_4", "me_4"])
+        for operation in edit.operations { _ = replica.apply(operation) }
+        let arrow = Self.visiblePoints(replica)
+        #expect(arrow.keys.map(\.rawValue) == ["me_4"], "the arrow alone shows: \(arrow.keys)")
+        #expect(replica.document[StrokeID("me_4")]?.header?.isShape == true)
+        let points = arrow[StrokeID("me_4")] ?? []
+        #expect(points.count == 5)
+        #expect(points.first.map { $0.distance(to: Point(x: 0, y: 0)) < 2 } == true, "tail \(points)")
+        #expect(points.dropFirst().first.map { $0.distance(to: Point(x: 203, y: 0)) < 2 } == true, "tip \(points)")
+
+        // Undo: the line and the head as they showed; undo again: the head goes.
+        #expect(Self.perform(.undo, on: &replica).first == .removeStroke(StrokeID("me_4")))
+        #expect(Self.visiblePoints(replica) == [
+            StrokeID("me_2-r1"): line[StrokeID("me_2")]!, StrokeID("me_3-r1"): Self.head,
+        ])
+        #expect(Self.perform(.undo, on: &replica) == [.removeStroke(StrokeID("me_3-r1"))])
+        #expect(Self.visiblePoints(replica) == [StrokeID("me_2-r1"): line[StrokeID("me_2")]!])
+        Self.perform(.undo, on: &replica)
+        #expect(Array(Self.visiblePoints(replica).values) == [Self.shaft], "the line as drawn")
+        Self.perform(.undo, on: &replica)
+        #expect(Self.visiblePoints(replica).isEmpty)
+        for _ in 0..<4 { Self.perform(.redo, on: &replica) }
+        #expect(Array(Self.visiblePoints(replica).values) == [points], "redone: the arrow again")
+        #expect(Self.perform(.redo, on: &replica).isEmpty, "nothing more to redo")
+
+        var headFirst = Replica(author: "me")
+        Self.perform(Self.draw(Self.head, recognize: true), on: &headFirst)
+        Self.perform(Self.draw(Self.shaft, recognize: true), on: &headFirst)
+        #expect(Array(Self.visiblePoints(headFirst).values) == [points], "the head first: the same arrow")
+    }
+
+    /// The stroke drawn before makes an arrow with the next stroke only: not when that one
+    /// was drawn with another pen or without recognition, nor after anything else was done
+    /// here in between (an erasure, another stroke), nor with a line a peer erased in part
+    /// since, nor with a stroke recognised as another shape; an arrow made of two strokes is
+    /// no shaft for a third.
+    @Test func onlyTheNextStrokeWithTheSamePenJoinsALine() {
+        func arrows(_ actions: [LocalAction]) -> Int {
+            var replica = Replica(author: "me")
+            var made = 0
+            for action in actions {
+                let edit = replica.edit(for: action)
+                if edit.shape == .arrow { made += 1 }
+                for operation in edit.operations { _ = replica.apply(operation) }
+            }
+            return made
+        }
+        let (shaft, head) = (Self.draw(Self.shaft, recognize: true), Self.draw(Self.head, recognize: true))
+        #expect(arrows([shaft, head]) == 1, "the arrow itself")
+        #expect(arrows([shaft, .draw(points: Self.head, weight: 2, colour: Colour(red: 200, green: 0, blue: 0),
+                                     recognize: true)]) == 0, "another colour")
+        let heavier = LocalAction.draw(points: Self.head, weight: 5, colour: .black, recognize: true)
+        #expect(arrows([shaft, heavier]) == 0, "another weight")
+        #expect(arrows([shaft, Self.draw(Self.head)]) == 0, "the head drawn without recognition")
+        #expect(arrows([Self.draw(Self.shaft), head]) == 0, "the shaft drawn without recognition")
+        #expect(arrows([shaft, .erase(points: [Point(x: 500, y: 500)], radius: 5), head]) == 0, "an erasure between")
+        #expect(arrows([shaft, Self.draw(Self.roughRectangle.map { $0 + Point(x: 400, y: 0) }), head]) == 0,
+                "another stroke between")
+        var erasedByAPeer = Replica(author: "me")
+        Self.perform(shaft, on: &erasedByAPeer)
+        _ = erasedByAPeer.apply(.delete(StrokeID("me_2"), start: 0.25, end: 0.5))
+        #expect(erasedByAPeer.edit(for: head).shape == .none, "the line erased in part by a peer")
+        #expect(arrows([shaft, head, head]) == 1, "no second head on the arrow")
+        #expect(arrows([Self.draw(Self.roughRectangle, recognize: true), head]) == 0, "a rectangle is no shaft")
+    }
+
+    /// A head drawn live (begin, extend, end with recognition) after a line makes the same
+    /// arrow as one drawn whole.
+    @Test func aLiveHeadMakesTheSameArrow() {
+        var live = Replica(author: "me")
+        Self.perform(Self.draw(Self.shaft, recognize: true), on: &live)
+        let id = Self.perform(.begin(points: [Self.head[0]], weight: 2, colour: .black), on: &live)[0].strokeID
+        Self.perform(.extend(stroke: id, points: Array(Self.head.dropFirst())), on: &live)
+        let ended = live.edit(for: .end(stroke: id, recognize: true))
+        #expect(ended.shape == .arrow)
+        for operation in ended.operations { _ = live.apply(operation) }
+        var drawn = Replica(author: "me")
+        Self.perform(Self.draw(Self.shaft, recognize: true), on: &drawn)
+        Self.perform(Self.draw(Self.head, recognize: true), on: &drawn)
+        #expect(Self.drawing(live) == Self.drawing(drawn))
+        #expect(Self.visiblePoints(live).keys.map(\.rawValue) == ["me_4"])
+    }
+
     @Test func undoWithNothingToUndoDoesNothing() {
         var replica = Replica(author: "me")
         #expect(Self.perform(.undo, on: &replica).isEmpty)
@@ -302,10 +404,17 @@ import Testing
         var generator = SplitMix64(seed: announcedSeed())
         var mine = Replica(author: "me")
         var sent = Self.perform(Self.draw(Self.roughRectangle, recognize: true), on: &mine)
+        sent += Self.perform(Self.draw(Self.shaft, recognize: true), on: &mine)
+        let arrow = mine.edit(for: Self.draw(Self.head, recognize: true))
+        #expect(arrow.shape == .arrow, "a line and a head: one arrow of both")
+        for operation in arrow.operations { _ = mine.apply(operation) }
+        sent += arrow.operations
         for _ in 0..<40 {
             let roll = Double.random(in: 0..<1, using: &generator)
             let action: LocalAction =
                 roll < 0.1 ? Self.draw(Self.roughRectangle.map { $0 + Point(x: roll * 500, y: 0) }, recognize: true)
+                : roll < 0.15 ? Self.draw(Self.shaft, recognize: true)
+                : roll < 0.2 ? Self.draw(Self.head, recognize: true)
                 : roll < 0.35 ? .draw(points: (0..<6).map { _ in Point(x: Double.random(in: 0...200, using: &generator), y: Double.random(in: 0...200, using: &generator)) }, weight: 2, colour: .black, recognize: false)
                 : roll < 0.55 ? .erase(points: [Point(x: Double.random(in: 0...200, using: &generator), y: Double.random(in: 0...200, using: &generator))], radius: 20)
                 : roll < 0.8 ? .undo : .redo
@@ -337,6 +446,8 @@ import Testing
                 let offset = Point(x: random(0...100), y: random(0...100))
                 let action: LocalAction =
                     roll < 0.15 ? Self.draw(Self.roughRectangle.map { $0 + offset }, recognize: true)
+                    : roll < 0.2 ? Self.draw(Self.shaft.map { $0 + offset }, recognize: true)
+                    : roll < 0.25 ? Self.draw(Self.head.map { $0 + offset }, recognize: true)
                     : roll < 0.35 ? Self.draw((0..<8).map { _ in Point(x: random(0...200), y: random(0...200)) })
                     : roll < 0.45 ? .begin(points: Self.roughRectangle.map { $0 + offset }, weight: 2, colour: .black)
                     : roll < 0.65 ? .erase(points: [Point(x: random(0...200), y: random(0...200))], radius: 25)

@@ -299,6 +299,28 @@ class PageInABrowser(unittest.TestCase):
         self.wait_converged("the small circle")
         b.screenshot("4c-small-circle-recognised")
 
+        # 4d. A shaft, then its head drawn as a stroke of its own (the way most people draw an
+        # arrow): the shaft becomes a line, then the line and the head one arrow, on both
+        # pages; one undo brings back the line and the head as they showed, redo the arrow.
+        strokes_before = b.js(count)
+        a.drag(wobbly_line(150, 400, 150))
+        for page in (a, b):
+            page.wait(lambda page=page: page.js(shape) == 4, f"the shaft as a line on page {page.name}")
+        a.drag(rough_polyline([(372, 128), (402, 150), (372, 172)]))
+        for page in (a, b):
+            page.wait(lambda page=page: page.js(shape) == 4 and page.js(count) == strokes_before + 1,
+                      f"one arrow of the shaft and the head on page {page.name}")
+        self.assertGreater(b.ink(280, 150, 4), 0, "the arrow's shaft")
+        self.assertGreater(b.ink(387, 139, 4), 0, "its first barb")
+        self.assertGreater(b.ink(387, 161, 4), 0, "its second barb")
+        self.wait_converged("the arrow of two strokes")
+        b.screenshot("4d-arrow-of-two-strokes")
+        a.click("undo")
+        b.wait(lambda: b.js(count) == strokes_before + 2 and b.js(shape) == 4, "the line and the head back on page B")
+        a.click("redo")
+        b.wait(lambda: b.js(count) == strokes_before + 1 and b.js(shape) == 4, "the arrow again on page B")
+        self.wait_converged("undo and redo of the arrow")
+
         # 5. The SVG the page downloads is `canvas export` of the room.
         a.focus()
         downloaded = self.browser.execute_async_script(
