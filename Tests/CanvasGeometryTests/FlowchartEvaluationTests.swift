@@ -47,6 +47,9 @@ struct FlowchartEvaluationTests {
         var writer: String
         var chart: String
         var strokes: [[[Double]]]
+        /// Each stroke's place in the order the whole chart was drawn (absent from files
+        /// converted before 2026-11-29).
+        var order: [Int]?
     }
 
     @Test(.enabled(if: isPresent, "CANVAS_FLOWCHARTS does not name the converted flowchart database"))
@@ -143,5 +146,82 @@ struct FlowchartEvaluationTests {
                     targets[symbol.label].map { (symbol.label, $0, byWriter[symbol.label] ?? [:]) }
                 }, subjects: "writers"))
         #expect(falseRate <= RecognitionEvaluationTests.falseRecognitionLimit, "false recognitions: \(falseRate)")
+    }
+
+    /// What connectors drawn in two strokes must make as one arrow (the share first measured,
+    /// 2026-11-29, nineteenth session, after designing the reading on MMG's arrowheads
+    /// alone), and the most pairs of strokes drawn one after the other that belong to no
+    /// one connector which may make an arrow (first measured: a text stroke and a decision
+    /// box's side, a box's two sides, handwriting).
+    static let twoStrokeFloors = (connectors: 0.67, falseRecognitions: 7)
+
+    /// `label` with its article ("an arrow", "a text").
+    static func article(_ label: String) -> String {
+        ("aeiou".contains(label.first ?? "x") ? "an " : "a ") + label
+    }
+
+    /// Every two strokes drawn one after the other in a chart, whatever symbols they belong
+    /// to, read as an arrow of two strokes (`ShapeRecognizer.recognizeArrow`), as a node
+    /// reads a stroke with the one drawn before it: a connector drawn in two strokes must
+    /// make an arrow (by writer), and two strokes of different symbols, or of one symbol
+    /// that is no connector, none. (Two strokes of a connector drawn in three or more are
+    /// not scored: a shaft drawn in two pieces, a head in two barbs.)
+    @Test(.enabled(if: isPresent, "CANVAS_FLOWCHARTS does not name the converted flowchart database"))
+    func connectorsDrawnInTwoStrokes() throws {
+        let symbols = try RecognitionEvaluationTests.records(Symbol.self, inJSONLines: Self.file!)
+        // Each chart's strokes in the order drawn: the stroke, its symbol and its label.
+        var charts: [String: [(order: Int, symbol: Int, stroke: [[Double]])]] = [:]
+        for (index, symbol) in symbols.enumerated() {
+            guard let order = symbol.order, order.count == symbol.strokes.count else {
+                Issue.record("\(symbol.chart): no drawing order (convert the database again)")
+                return
+            }
+            for (place, stroke) in zip(order, symbol.strokes) {
+                charts[symbol.chart, default: []].append((place, index, stroke))
+            }
+        }
+        var byWriter: [String: (right: Int, all: Int)] = [:]
+        var falseRecognitions: [String: Int] = [:]
+        var otherPairs = 0
+        for strokes in charts.values {
+            let drawn = strokes.sorted { $0.order < $1.order }
+            for (first, second) in zip(drawn, drawn.dropFirst()) where second.order == first.order + 1 {
+                let kind = ShapeRecognizer.recognizeArrow(
+                    drawnFirst: RecognitionEvaluationTests.points(first.stroke),
+                    then: RecognitionEvaluationTests.points(second.stroke)
+                ).kind
+                let symbol = symbols[first.symbol]
+                if first.symbol == second.symbol && symbol.label == "arrow" {
+                    guard symbol.strokes.count == 2 else { continue }
+                    var cell = byWriter[symbol.writer] ?? (0, 0)
+                    cell.all += 1
+                    if kind == .arrow { cell.right += 1 }
+                    byWriter[symbol.writer] = cell
+                } else {
+                    otherPairs += 1
+                    let other = symbols[second.symbol].label
+                    let labels =
+                        first.symbol == second.symbol
+                        ? "two strokes of one \(symbol.label)"
+                        : "a stroke of \(Self.article(symbol.label)) and one of \(Self.article(other))"
+                    if kind != .none { falseRecognitions[labels, default: 0] += 1 }
+                }
+            }
+        }
+        func share(_ cell: (right: Int, all: Int)) -> Double { Double(cell.right) / Double(max(1, cell.all)) }
+        let overall = byWriter.values.reduce((right: 0, all: 0)) { ($0.right + $1.right, $0.all + $1.all) }
+        let worst = byWriter.filter { $0.value.all >= 5 }.min { (share($0.value), $0.key) < (share($1.value), $1.key) }
+        let falseCount = falseRecognitions.values.reduce(0, +)
+        print(
+            String(
+                format: "Connectors drawn in two strokes made one arrow: %d of %d (%.1f%%), mean of writers %.1f%%, "
+                    + "worst of 5 or more %@ %.1f%% (%d); pairs of other strokes drawn one after the other that made "
+                    + "an arrow: %d of %d", overall.right, overall.all, 100 * share(overall),
+                100 * byWriter.values.reduce(0) { $0 + share($1) } / Double(max(1, byWriter.count)),
+                worst?.key ?? "–", 100 * (worst.map { share($0.value) } ?? 0), worst?.value.all ?? 0, falseCount,
+                otherPairs))
+        for (labels, count) in falseRecognitions.sorted(by: { $0.key < $1.key }) { print("- \(labels): \(count)") }
+        #expect(share(overall) >= Self.twoStrokeFloors.connectors, "connectors: \(share(overall))")
+        #expect(falseCount <= Self.twoStrokeFloors.falseRecognitions, "false recognitions: \(falseRecognitions)")
     }
 }

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """scripts/convert-gesture-logs on collections written here: what it keeps, how it spells
 labels, what it leaves out (clicks, copies, the development logs' gestures, an app's
-jumps where told) and how it refuses a broken file. The held-out evaluation
-(docs/recognition.md, "A fourth held-out set") is only as honest as this conversion."""
+jumps where told) and how it refuses a broken file; and scripts/convert-flowcharts on a
+chart written here: each symbol's strokes in the order drawn, with each stroke's place
+in the chart's order. The held-out evaluation (docs/recognition.md, "A fourth held-out
+set", "Arrows drawn in two strokes") is only as honest as these conversions."""
 import json
 import pathlib
 import subprocess
@@ -12,6 +14,7 @@ import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 CONVERTER = ROOT / "scripts" / "convert-gesture-logs"
+FLOWCHART_CONVERTER = ROOT / "scripts" / "convert-flowcharts"
 DEVELOPMENT_LOGS = ROOT.parent / "shared" / "data" / "dollar1-unistroke" / "dollar1.jsonl"
 
 
@@ -146,6 +149,43 @@ class ConvertGestureLogs(unittest.TestCase):
         self.assertIn("--app-joins names no collection given: seven", run.stderr)
         run, _ = self.convert(str(self.root / "d"))
         self.assertEqual(run.returncode, 2)
+
+
+def inkml(traces, groups, writer="writer7"):
+    """An InkML chart: `traces` {id: "x y, x y"} in the order drawn, `groups` [(label, [ids])]."""
+    body = "".join(f'<trace id="{i}">{points}</trace>\n' for i, points in traces.items())
+    body += "<traceGroup><annotation type=\"truth\">Segmentation</annotation>\n" + "".join(
+        f'<traceGroup><annotation type="truth">{label}</annotation>'
+        + "".join(f'<traceView traceDataRef="{i}"/>' for i in ids) + "</traceGroup>\n"
+        for label, ids in groups) + "</traceGroup>\n"
+    return (f'<ink xmlns="http://www.w3.org/2003/InkML"><annotation type="writer">{writer}</annotation>\n'
+            f"{body}</ink>\n")
+
+
+class ConvertFlowcharts(unittest.TestCase):
+    def test_keeps_each_symbols_strokes_in_the_order_drawn_with_their_place_in_the_chart(self):
+        with tempfile.TemporaryDirectory() as directory:
+            root = pathlib.Path(directory)
+            (root / "sources").mkdir()
+            # Drawn: a shaft (t0), a word (t1), the shaft's head (t2), listed head first.
+            (root / "sources" / "writer7_1.inkml").write_text(inkml(
+                {"t0": "0 0, 100 0", "t1": "5 20, 9 25", "t2": "90 5, 100 0, 90 -5"},
+                [("arrow", ["t2", "t0"]), ("text", ["t1"])]))
+            out = root / "out.jsonl"
+            run = subprocess.run([sys.executable, str(FLOWCHART_CONVERTER), str(root), str(out)],
+                                 capture_output=True, text=True)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            records = [json.loads(line) for line in out.read_text().splitlines()]
+            self.assertEqual([r["label"] for r in records], ["arrow", "text"])
+            self.assertEqual(records[0]["strokes"], [[[0, 0], [100, 0]], [[90, 5], [100, 0], [90, -5]]])
+            self.assertEqual(records[0]["order"], [0, 2])
+            self.assertEqual(records[1]["order"], [1])
+            self.assertEqual({r["writer"] for r in records} | {r["chart"] for r in records}, {"writer7", "writer7_1"})
+            (root / "sources" / "writer7_2.inkml").write_text(inkml({"t0": "0 0, 1"}, [("text", ["t0"])]))
+            run = subprocess.run([sys.executable, str(FLOWCHART_CONVERTER), str(root), str(out)],
+                                 capture_output=True, text=True)
+            self.assertEqual(run.returncode, 1)
+            self.assertIn("writer7_2.inkml: a point of fewer than two numbers", run.stderr)
 
 
 if __name__ == "__main__":
