@@ -54,6 +54,72 @@ import Testing
         #expect(chosen.first?.fittedTo?.hasPrefix(reading) == true, "seed \(seed): \(chosen.first?.fittedTo ?? "")")
     }
 
+    /// A connector routed round boxes, its shaft bent at right angles once or twice (an L,
+    /// a U or a Z of 30 to 3,000 px, any rotation, its bends up to 10° off square), and its
+    /// head drawn apart, before or after: one elbow arrow, its bends made right angles,
+    /// from the shaft's tail to the head's point.
+    @Test(arguments: RecognitionTests.seeds) func aBentShaftAndAHeadDrawnApartAreOneElbowArrow(seed: UInt64) {
+        var pen = SyntheticPen(seed: seed, jitter: 0)
+        let length = RecognitionTests.size(&pen)
+        pen.jitter = RecognitionTests.jitter(for: length)
+        let rotation = pen.random(in: 0...(2 * .pi))
+        func turned(_ point: Point) -> Point { rotated(point, by: rotation) }
+        // The runs: down, across, then (a U or a Z) up or down again, each bend a little off square.
+        let twice = seed % 2 == 0
+        let skew = pen.random(in: -0.17...0.17)
+        var corners = [Point(x: 0, y: 0), Point(x: length * skew * 0.5, y: length * 0.5)]
+        corners.append(corners[1] + Point(x: length, y: length * skew))
+        if twice {
+            let turn = seed % 4 == 0 ? -0.5 * length : 0.5 * length
+            corners.append(corners[2] + Point(x: length * skew * 0.5, y: turn))
+        }
+        let waypoints = corners.map(turned)
+        let (tail, tip) = (waypoints[0], waypoints[waypoints.count - 1])
+        let back = (waypoints[waypoints.count - 2] - tip) / waypoints[waypoints.count - 2].distance(to: tip)
+        let barb = length * 0.12
+        let shaft = pen.stroke(through: Array(waypoints.dropLast()) + [tip + back * barb * 0.2], samples: 120)
+        let head = pen.stroke(
+            through: [tip + rotated(back * barb, by: 0.5), tip, tip + rotated(back * barb, by: -0.5)], samples: 30)
+        let shape = seed % 3 == 0
+            ? ShapeRecognizer.recognizeArrow(drawnFirst: head, then: shaft)
+            : ShapeRecognizer.recognizeArrow(drawnFirst: shaft, then: head)
+        #expect(shape.kind == .elbowArrow, "seed \(seed)")
+        guard shape.kind == .elbowArrow else { return }
+        #expect(shape.points.count == waypoints.count + 3, "seed \(seed): \(shape.points)")
+        #expect(shape.points[0].distance(to: tail) < 0.08 * length, "seed \(seed): tail \(shape.points[0])")
+        let drawnTip = shape.points[shape.points.count - 4]
+        #expect(drawnTip.distance(to: tip) < 0.08 * length, "seed \(seed): tip \(drawnTip)")
+        // Each bend a right angle.
+        let runs = zip(shape.points, shape.points.dropFirst()).prefix(waypoints.count - 1).map { $1 - $0 }
+        for (a, b) in zip(runs, runs.dropFirst()) {
+            #expect(abs(a.dot(b)) <= 1e-6 * a.length * b.length, "seed \(seed): \(shape.points)")
+        }
+    }
+
+    /// A shaft bent back by 140° (no right angle), or bent square but wavy along a run, with a
+    /// head at its end is no arrow, and `explain` says of the reading with it for the shaft
+    /// that its stroke is neither a line nor bent at right angles, and why.
+    @Test func aShaftBentOffSquareOrWavyIsNone() {
+        var pen = SyntheticPen(seed: 3, jitter: 0.4)
+        let bent = pen.stroke(
+            through: [Point(x: 0, y: 0), Point(x: 200, y: 0), Point(x: 200 - 153.2, y: 128.6)], samples: 100)
+        // Down a wave 50 px deep (no sharp turn in it), then square across.
+        let wavy = (0...60).map { Point(x: -50 * sin(2 * .pi * Double($0) / 60), y: 5 * Double($0)) }
+            + (1...60).map { Point(x: 5 * Double($0), y: 300) }
+        for (shaft, why) in [(bent, "bend 1 turns 139°"), (wavy, "its runs: RMS distance")] {
+            let end = shaft[shaft.count - 1]
+            let back = (shaft[shaft.count - 8] - end) / shaft[shaft.count - 8].distance(to: end) * 40
+            let head = pen.stroke(
+                through: [end + rotated(back, by: 0.5), end, end + rotated(back, by: -0.5)], samples: 30)
+            let explanation = ShapeRecognizer.explainArrow(drawnFirst: shaft, then: head)
+            #expect(explanation.shape == .none)
+            let reading = explanation.hypotheses.first {
+                $0.verdict.hasPrefix("not fitted: the first stroke as the shaft")
+            }?.verdict ?? ""
+            #expect(reading.contains("nor bent at right angles (" + why), "\(reading)")
+        }
+    }
+
     /// Two strokes that are no arrow, each refused for what it is, in `explain`'s words: a
     /// bar across a line's end (a T: no turn at the head's point), a line crossing another
     /// (an X: its "head" follows no barbs), a "<" beyond the line's end, a "<" whose point

@@ -13,7 +13,8 @@ import FuzzDriver
 /// bends and a head for an elbow arrow); and `recognize`
 /// decides as `explain` says, though it stops matching as soon as a shape cannot win. The
 /// same points split in two strokes (where the first byte says) make an arrow of two
-/// strokes or none, as `explainArrow` says, with five finite points.
+/// strokes (straight, or an elbow arrow with square bends) or none, as `explainArrow` says,
+/// with finite points.
 func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data, size >= 1 else { return 0 }
     let scales: [Double] = [1, 1.0 / 64, 1e-300, 1e-160, 1e6, 1e150, 1e300, 3.7]
@@ -56,9 +57,19 @@ func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard explainedArrow == arrow else {
         fatalError("recognizeArrow found \(arrow.kind) \(arrow.points), explainArrow \(explainedArrow.kind)")
     }
-    guard arrow.kind == .none ? arrow.points.isEmpty : arrow.kind == .arrow && arrow.points.count == 5,
-        arrow.points.allSatisfy({ $0.x.isFinite && $0.y.isFinite })
-    else { fatalError("two strokes made a \(arrow.kind) of \(arrow.points)") }
+    let isArrow: Bool =
+        switch arrow.kind {
+        case .none: arrow.points.isEmpty
+        case .arrow: arrow.points.count == 5
+        case .elbowArrow:
+            (6...7).contains(arrow.points.count)
+                && arrow.points[arrow.points.count - 4] == arrow.points[arrow.points.count - 2]
+                && hasSquareBends(arrow.points.dropLast(3))
+        default: false
+        }
+    guard isArrow, arrow.points.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else {
+        fatalError("two strokes made a \(arrow.kind) of \(arrow.points)")
+    }
     return 0
 }
 

@@ -1,15 +1,20 @@
 public import CanvasCore
 import Foundation
 
-/// An arrow drawn in two strokes, one after the other: a straight shaft, and a head drawn
-/// on its own at one end of it, an open "<" or a closed triangle, before or after the
-/// shaft (the way most people draw an arrow, and the $N set's "arrowhead").
+/// An arrow drawn in two strokes, one after the other: a shaft, and a head drawn on its own
+/// at one end of it, an open "<" or a closed triangle, before or after the shaft (the way
+/// most people draw an arrow, and the $N set's "arrowhead").
 ///
-/// The shaft is a stroke recognised as a line on its own (`ShapeRecognizer.line(in:)`).
-/// Its end nearer the head is where the head goes; the tip is the head's point farthest forward along the shaft (the shaft
+/// The shaft is a stroke recognised as a line on its own (`ShapeRecognizer.line(in:)`), or
+/// one bent at right angles once or twice, as an elbow arrow's shaft is (`elbowShaft`: a
+/// flowchart's connector routed round its boxes); then the arrow is an elbow arrow, its
+/// last run the shaft the head is read against. The shaft's end nearer the head is where
+/// the head goes; the tip is the head's point farthest forward along the shaft (the shaft
 /// often stops short of the head's point, inside the "<"), and the barbs' ends are the
 /// head's points farthest to either side of the shaft, as for an arrow drawn in one
-/// stroke (`ArrowFit`), whose tests of a head this reading shares; the head's stroke must
+/// stroke (`ArrowFit`), whose tests of a head this reading shares (a barb as short as an
+/// elbow arrow's may be: a head drawn as a stroke of its own is no hook at a line's end,
+/// which is what a one-stroke arrow's longer least barb keeps out); the head's stroke must
 /// also turn at the tip as sharply as a shaft turns into its head. The shaft must meet the
 /// head: its line passes by the tip, and it ends no farther back than the barbs reach. Then
 /// the head's stroke alone must follow the head's sides (its barbs, and for a closed head
@@ -21,8 +26,13 @@ import Foundation
 struct TwoStrokeArrow {
     /// Why two strokes make no arrow with one of them for the shaft.
     enum Refusal: Error, Equatable {
-        /// The shaft's stroke is no line (`reason`: the test its line fails, in words).
-        case shaftNoLine(reason: String)
+        /// The shaft's stroke is no line nor a shaft bent at right angles (`reason`: why, in
+        /// words).
+        case noShaft(reason: String)
+        /// An elbow shaft's last run turns `angle` (radians) from the run before it, once drawn
+        /// on to the tip, farther than `squareness` from a right angle; or the bends cannot be
+        /// made right angles (`angle` nil).
+        case tipNotSquare(angle: Double?, squareness: Double)
         /// The head's stroke has no length.
         case headWithoutLength
         /// The head lies on one side of the shaft.
@@ -41,7 +51,11 @@ struct TwoStrokeArrow {
         func description(size: Double) -> String {
             func figure(_ length: Double) -> String { ShapeRecognizer.figure(length / size) }
             return switch self {
-            case .shaftNoLine(let reason): "the shaft's stroke is no line: \(reason)"
+            case .noShaft(let reason): "the shaft's stroke is \(reason)"
+            case .tipNotSquare(let angle?, let squareness):
+                "the shaft's last run drawn on to the head's point turns \(ShapeRecognizer.degrees(angle))° from the "
+                    + "run before it (90 ± \(ShapeRecognizer.degrees(squareness))°)"
+            case .tipNotSquare(nil, _): "the shaft's bends cannot be made right angles"
             case .headWithoutLength: "the head's stroke has no length"
             case .headOnOneSide: "the head lies on one side of the shaft"
             case .headWithoutTurn(let opening, let widest):
@@ -65,6 +79,26 @@ struct TwoStrokeArrow {
     var fit: ArrowFit
     var headPoints: [Point]
     var size: Double
+    /// For an elbow shaft: its tail and bends as drawn, and the points of each run before
+    /// the last (the arrow's tail is the last bend); nil for a straight shaft.
+    var elbow: (bends: [Point], runs: [ArraySlice<Point>])?
+
+    /// The shape that replaces the two strokes: the arrow made straight and symmetric, or
+    /// the elbow arrow with its bends made right angles.
+    var shape: RecognizedShape {
+        guard let elbow else { return RecognizedShape(kind: .arrow, points: fit.symmetricPolyline) }
+        let polyline = ElbowArrowFit(drawnBends: elbow.bends, runs: elbow.runs, arrow: fit).squaredPolyline ?? []
+        return RecognizedShape(kind: .elbowArrow, points: polyline)
+    }
+
+    /// A shaft as its stroke draws it, tail first: the tail, each bend and the end the head
+    /// goes at (two points for a straight shaft), the points of each run before the last,
+    /// and the stroke's points, which the arrow's size takes in.
+    struct Shaft {
+        var corners: [Point]
+        var runs: [ArraySlice<Point>]
+        var points: [Point]
+    }
 
     /// Why two strokes make no arrow, and the head's size its lengths are measured against.
     struct Refused: Error {
@@ -73,22 +107,19 @@ struct TwoStrokeArrow {
     }
 
     /// The arrow `shaft` and `head` make, or why they make none.
-    static func read(shaft: [Point], head: [Point]) -> Result<TwoStrokeArrow, Refused> {
-        // A line that passes is what `recognize` makes of the stroke, whatever else passes.
-        let (line, refusal) = ShapeRecognizer.line(in: shaft)
-        if let refusal { return .failure(Refused(refusal: .shaftNoLine(reason: refusal), size: 1)) }
+    static func read(shaft stroke: [Point], head: [Point]) -> Result<TwoStrokeArrow, Refused> {
         let points = StrokeResampling.resampled(
             StrokeSmoothing.smoothed(head).points, count: ShapeRecognizer.sampleCount)
         guard points.count > 1, StrokeResampling.length(of: points) > 0 else {
             return .failure(Refused(refusal: .headWithoutLength, size: 1))
         }
-        // The shaft's end nearer the head is where the head goes.
-        func reach(_ end: Point) -> Double { points.lazy.map { $0.distance(to: end) }.min()! }
-        let (end, tail) = reach(line.points[0]) <= reach(line.points[1])
-            ? (line.points[0], line.points[1]) : (line.points[1], line.points[0])
-        let shaftLength = tail.distance(to: end)
-        guard shaftLength > 0 else { return .failure(Refused(refusal: .shaftNoLine(reason: "no length"), size: 1)) }
-        let axis = (tail - end) / shaftLength
+        let shaft: Shaft
+        switch Self.shaft(of: stroke, towards: points) {
+        case .success(let read): shaft = read
+        case .failure(let refused): return .failure(Refused(refusal: refused, size: 1))
+        }
+        let (tail, end) = (shaft.corners[shaft.corners.count - 2], shaft.corners[shaft.corners.count - 1])
+        let axis = (tail - end) / tail.distance(to: end)
         // Where the head meets the shaft is judged at the head's own size.
         let size = StrokeResampling.diameter(of: points)
         func refuse(_ refusal: Refusal) -> Result<TwoStrokeArrow, Refused> {
@@ -116,7 +147,7 @@ struct TwoStrokeArrow {
         guard gap <= barbsReach else { return refuse(.shaftShortOfTheHead(gap: gap, reach: barbsReach)) }
         if let refusal = ArrowFit.headRefusal(
             tip: tip, barbs: barbs, axis: axis, shaftLength: tail.distance(to: tip),
-            minimumBarb: ArrowFit.minimumBarbRatio, farthestBack: farthestBack,
+            minimumBarb: ElbowArrowFit.minimumBarbRatio, farthestBack: farthestBack,
             maximumBow: ShapeRecognizer.distanceTolerance * size)
         {
             return refuse(.head(refusal))
@@ -124,8 +155,88 @@ struct TwoStrokeArrow {
         let fit = ArrowFit(
             tail: tail, tip: tip, barbs: barbs, axis: axis,
             drawnSides: [[tail, tip], [tip, barbs.0], [tip, barbs.1]], headPoints: points.indices)
-        return .success(
-            TwoStrokeArrow(fit: fit, headPoints: points, size: StrokeResampling.diameter(of: points + line.points)))
+        var arrow = TwoStrokeArrow(
+            fit: fit, headPoints: points, size: StrokeResampling.diameter(of: points + shaft.points))
+        guard shaft.corners.count > 2 else { return .success(arrow) }
+        // An elbow shaft's last run, drawn on to the tip, still meets the run before it square.
+        let (before, last) = (tail - shaft.corners[shaft.corners.count - 3], tip - tail)
+        let angle = abs(atan2(before.cross(last), before.dot(last)))
+        let squareness = ShapeRecognizer.skewTolerance
+        guard abs(angle - Double.pi / 2) <= squareness else {
+            return refuse(.tipNotSquare(angle: angle, squareness: squareness))
+        }
+        arrow.elbow = (Array(shaft.corners.dropLast()), shaft.runs)
+        guard !arrow.shape.points.isEmpty else { return refuse(.tipNotSquare(angle: nil, squareness: squareness)) }
+        return .success(arrow)
+    }
+
+    /// The shaft `stroke` draws, its end nearer `head` (equally spaced points) last: a line
+    /// (`ShapeRecognizer.line(in:)`), or else an elbow shaft (`elbowShaft`); why it is
+    /// neither, in words.
+    static func shaft(of stroke: [Point], towards head: [Point]) -> Result<Shaft, Refusal> {
+        /// How near the head `point` is.
+        func reach(_ point: Point) -> Double { head.lazy.map { $0.distance(to: point) }.min()! }
+        // A line that passes is what `recognize` makes of the stroke, whatever else passes.
+        let (line, lineRefusal) = ShapeRecognizer.line(in: stroke)
+        if lineRefusal == nil, line.points.count == 2, line.points[0] != line.points[1] {
+            let ends = reach(line.points[0]) <= reach(line.points[1]) ? line.points.reversed() : line.points
+            return .success(Shaft(corners: ends, runs: [], points: stroke))
+        }
+        let refusal = "no line (\(lineRefusal ?? "no length"))"
+        return elbowShaft(stroke, endingNear: reach).mapError { elbowRefusal in
+            guard case .noShaft(let reason) = elbowRefusal else { return elbowRefusal }
+            return .noShaft(reason: refusal + " nor " + reason)
+        }
+    }
+
+    /// The stroke as an elbow arrow's shaft without its head, the end nearer the head
+    /// (`reach` the smaller) last: its hooks cut off (`StrokeResampling.hookCuts`), one or two
+    /// sharp turns (`ElbowArrowFit.sharpTurns`), each within `skewTolerance` of a right
+    /// angle between the chords of the runs it joins (as an elbow arrow's bends), and the
+    /// stroke following those runs, straight segments between its tail, bends and end,
+    /// within an elbow arrow's distances of its own size and tracing them
+    /// (`Candidate.failedTest`). Why not: `noShaft`, in words ("bent at right angles (…)").
+    static func elbowShaft(_ stroke: [Point], endingNear reach: (Point) -> Double) -> Result<Shaft, Refusal> {
+        let smoothed = StrokeSmoothing.smoothed(stroke).points
+        guard case .success(let prepared) = ShapeRecognizer.PreparedStroke.of(smoothed) else {
+            return .failure(.noShaft(reason: "bent at right angles (it has no length)"))
+        }
+        // The samples of the whole stroke, its hooks cut off (resampled once, as an elbow arrow
+        // is read: resampling again rounds its bends off).
+        var points = Array(prepared.whole[prepared.cuts.first...prepared.cuts.last])
+        if reach(points[0]) < reach(points[points.count - 1]) { points.reverse() }
+        let turns = ElbowArrowFit.sharpTurns(of: points, from: 0, sharperThan: ShapeRecognizer.sharpTurn)
+        guard (1...ElbowArrowFit.maximumBends).contains(turns.count) else {
+            return .failure(
+                .noShaft(
+                    reason: "bent at right angles (\(turns.count) sharp turns, 1 to "
+                        + "\(ElbowArrowFit.maximumBends) bends)"))
+        }
+        let corners = ([0] + turns + [points.count - 1]).map { points[$0] }
+        let chords = zip(corners, corners.dropFirst()).map { $1 - $0 }
+        for (k, (a, b)) in zip(chords, chords.dropFirst()).enumerated() {
+            let angle = abs(atan2(a.cross(b), a.dot(b)))
+            guard abs(angle - Double.pi / 2) <= ShapeRecognizer.skewTolerance else {
+                return .failure(
+                    .noShaft(
+                        reason: "bent at right angles (bend \(k + 1) turns \(ShapeRecognizer.degrees(angle))°, 90 ± "
+                            + "\(ShapeRecognizer.degrees(ShapeRecognizer.skewTolerance))°)"))
+            }
+        }
+        let runs = zip(corners, corners.dropFirst()).map { [$0, $1] }
+        let (_, size, length) = ShapeRecognizer.followed(points)
+        let candidate = ShapeRecognizer.Candidate(
+            shape: RecognizedShape(kind: .elbowArrow, points: corners),
+            match: ShapeRecognizer.Candidate.match(
+                points, size: size, length: length, with: .elbowArrow, sides: .each(runs), decidingOnly: false,
+                roundingCorners: false),
+            size: size, fittedTo: .stroke(hooksCut: prepared.isTrimmed))
+        if let refusal = candidate.refusal {
+            return .failure(.noShaft(reason: "bent at right angles (its runs: \(refusal))"))
+        }
+        let bends = [0] + turns
+        let runPoints = zip(bends, bends.dropFirst()).map { points[$0...$1] }
+        return .success(Shaft(corners: corners, runs: runPoints, points: stroke))
     }
 
     /// The head's sides, open (the barbs) or closed (and the stroke across their ends).
@@ -137,10 +248,12 @@ struct TwoStrokeArrow {
 
 extension ShapeRecognizer {
     /// The arrow that two strokes drawn one after the other make together, `first` then
-    /// `second`: a straight shaft and a head drawn as a stroke of its own at one end of it
-    /// (an open "<" or a closed triangle), in either order (`TwoStrokeArrow`); `.none` when
-    /// they make none. The arrow is made straight and symmetric as one drawn in one stroke
-    /// is: tail, tip, barb, tip, barb.
+    /// `second`: a shaft and a head drawn as a stroke of its own at one end of it (an open
+    /// "<" or a closed triangle), in either order (`TwoStrokeArrow`); `.none` when they make
+    /// none. A straight shaft makes an `.arrow`, made straight and symmetric as one drawn in
+    /// one stroke is (tail, tip, barb, tip, barb); a shaft bent at right angles once or
+    /// twice an `.elbowArrow` (tail, bends, tip, barb, tip, barb), its bends made right
+    /// angles.
     public static func recognizeArrow(drawnFirst first: [Point], then second: [Point]) -> RecognizedShape {
         let search = twoStrokeArrowCandidates(first, second, decidingOnly: true)
         return search.chosen.map { search.candidates[$0].shape } ?? .none
@@ -156,7 +269,8 @@ extension ShapeRecognizer {
                 index == search.chosen
                 ? "chosen" : candidate.refusal.map { "refused: " + $0 } ?? "passes, but another reading is closer"
             return RecognitionExplanation.Hypothesis(
-                kind: .arrow, fittedTo: candidate.fittedTo.description, rmsDistance: candidate.relativeRMS,
+                kind: candidate.shape.kind, fittedTo: candidate.fittedTo.description,
+                rmsDistance: candidate.relativeRMS,
                 maximumDistance: candidate.match.maximumDistance / candidate.size,
                 drawnFraction: candidate.match.drawnFraction, leastDrawnSide: candidate.match.leastDrawnSide,
                 verdict: verdict)
@@ -189,7 +303,7 @@ extension ShapeRecognizer {
                 for closed in [false, true] {
                     candidates.append(
                         Candidate(
-                            shape: RecognizedShape(kind: .arrow, points: arrow.fit.symmetricPolyline),
+                            shape: arrow.shape,
                             match: Candidate.match(
                                 arrow.headPoints, size: arrow.size, length: length, with: .arrow,
                                 sides: .each(arrow.headSides(closed: closed)), decidingOnly: decidingOnly,
