@@ -94,6 +94,17 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // Two strokes read as one arrow, as a node reads a stroke drawn right after a line: a
+    // 150-point shaft, straight or bent at right angles, then a 50-point "<" at its end
+    // (`ShapeRecognizer.recognizeArrow`).
+    for (name, shaft, head) in twoStrokeArrows() {
+        Benchmark("recognition: two strokes, \(name)") { benchmark in
+            for _ in benchmark.scaledIterations {
+                blackHole(ShapeRecognizer.recognizeArrow(drawnFirst: shaft, then: head))
+            }
+        }
+    }
+
     // A LAN datagram of the largest payload (1,200 bytes) with a room key (issue 16): sealed
     // and opened (ChaCha20-Poly1305), against the HMAC-SHA-256 tag and its check that
     // datagrams carried before.
@@ -264,6 +275,34 @@ func recognitionStrokes(points count: Int) -> [(String, [Point])] {
         ("circle", circle), ("rectangle", rectangle), ("scribble", scribble),
         ("rectangle with rounded corners", roundedRectangle(points: count, wobble: wobble)),
         ("diamond", diamond), ("parallelogram", parallelogram), ("elbow arrow", elbowArrow),
+    ]
+}
+
+/// The strokes of the two-stroke arrow benchmarks: a shaft of 150 points through
+/// `waypoints` and a head of 50 points at its end, each with the recognition strokes'
+/// deterministic wobble.
+func twoStrokeArrows() -> [(String, [Point], [Point])] {
+    func wobble(_ k: Int) -> Double { 1.5 * sin(Double(k) * 0.7) + sin(Double(k) * 1.9 + 1) }
+    /// `count` points along the polyline through `waypoints`, at an even pace, wobbling.
+    func stroke(_ waypoints: [(Double, Double)], count: Int) -> [Point] {
+        let corners = waypoints.map { Point(x: $0.0, y: $0.1) }
+        let legs = zip(corners, corners.dropFirst()).map { $0.distance(to: $1) }
+        return (0..<count).map { k -> Point in
+            var along = legs.reduce(0, +) * Double(k) / Double(count - 1)
+            var leg = 0
+            while leg < legs.count - 1 && along > legs[leg] {
+                along -= legs[leg]
+                leg += 1
+            }
+            let p = corners[leg].interpolated(to: corners[leg + 1], at: min(1, along / legs[leg]))
+            return Point(x: p.x + wobble(k), y: p.y + wobble(k + 50))
+        }
+    }
+    return [
+        ("a shaft and a head", stroke([(0, 0), (400, 0)], count: 150),
+         stroke([(360, 30), (402, 0), (360, -30)], count: 50)),
+        ("a shaft bent once and a head", stroke([(0, 0), (0, 300), (400, 300)], count: 150),
+         stroke([(360, 330), (402, 300), (360, 270)], count: 50)),
     ]
 }
 
