@@ -37,8 +37,9 @@ public struct Replica: Sendable {
     /// Strokes begun here and not ended yet (`LocalAction.begin`), drawn while the pen moves.
     public private(set) var liveStrokes: Set<StrokeID> = []
     /// The last stroke drawn here with recognition on, when it was left as drawn or
-    /// recognised as a line and nothing else was done here since: the next stroke drawn may
-    /// make an arrow with it, one the head and the other the shaft (`Drawing.arrowJoining`).
+    /// recognised as a line and nothing else was done here since: the next stroke to end
+    /// here (a `draw`, or the `end` of a live stroke, whenever it began) may make an arrow
+    /// with it, one the head and the other the shaft (`Drawing.arrowJoining`).
     private var arrowPart: ArrowPart?
 
     /// How many drawings and erasures undo can take back.
@@ -118,7 +119,7 @@ public struct Replica: Sendable {
             if !drawn.operations.isEmpty { record(.drawn(id)) }
             if drawn.shape != .none { record(.shape(shapeID, replacing: id, erasedBefore: IntervalSet())) }
             if recognize, !drawn.operations.isEmpty {
-                self.arrowPart = ArrowPart(drawn: id, shown: drawn.shape == .none ? id : shapeID, shape: drawn.shape)
+                self.arrowPart = ArrowPart(drawn: id, shape: drawn.shape, as: shapeID)
             }
             return LocalEdit(operations: drawn.operations, shape: drawn.shape)
         case .begin(let points, let weight, let colour):
@@ -153,7 +154,7 @@ public struct Replica: Sendable {
             let shape = Drawing.shapeReplacing(
                 stroke.points, weight: header.weight, colour: header.colour, id: id, shapeID: shapeID)
             if shape.shape != .none { record(.shape(shapeID, replacing: id, erasedBefore: stroke.erased)) }
-            self.arrowPart = ArrowPart(drawn: id, shown: shape.shape == .none ? id : shapeID, shape: shape.shape)
+            self.arrowPart = ArrowPart(drawn: id, shape: shape.shape, as: shapeID)
             return LocalEdit(operations: shape.operations, shape: shape.shape)
         case .erase(let points, let radius):
             let index = eraserIndex ?? SpatialIndex(document: document)
@@ -178,25 +179,33 @@ public struct Replica: Sendable {
         }
     }
 
-    /// A stroke drawn here that the next may make an arrow with: the stroke as drawn, the
-    /// stroke the room shows for it (the line recognised in it, or itself) and that shape.
+    /// A stroke drawn here that the next may make an arrow with: the stroke as drawn, and the
+    /// stroke the room shows for it (the line recognised in it, or itself).
     struct ArrowPart: Sendable {
         var drawn: StrokeID
         var shown: StrokeID
-        var shape: ShapeKind
+
+        /// The part stroke `drawn` is, recognised as `shape` (added as `shapeID`): nil unless
+        /// it was left as drawn or recognised as a line (no other shape is a shaft or a head).
+        init?(drawn: StrokeID, shape: ShapeKind, as shapeID: StrokeID) {
+            switch shape {
+            case .none: (self.drawn, shown) = (drawn, drawn)
+            case .line: (self.drawn, shown) = (drawn, shapeID)
+            case .rectangle, .diamond, .parallelogram, .ellipse, .triangle, .arrow, .elbowArrow: return nil
+            }
+        }
     }
 
     /// The arrow that the stroke `id` of `points`, drawn with recognition on, makes with the
     /// stroke drawn here just before it (`arrowPart`), with the step that undoes it (the
     /// arrow taken away, both strokes brought back as they were shown); nil when there is no
-    /// such stroke, it was drawn with another pen, is recognised as another shape than a
-    /// line, or is erased in part, or the two make no arrow.
+    /// such stroke, it was drawn with another pen, or any of it was erased since, or the two
+    /// make no arrow.
     private func arrow(
         joining points: [Point], with part: ArrowPart?, weight: Double, colour: Colour, id: StrokeID,
         shapeID: StrokeID
     ) -> (operations: [Operation], shape: ShapeKind, entry: HistoryEntry)? {
-        guard let part, part.shape == .line || part.shape == .none,
-            let drawn = document[part.drawn], let shown = document[part.shown], let header = shown.header,
+        guard let part, let drawn = document[part.drawn], let shown = document[part.shown], let header = shown.header,
             header.weight == weight, header.colour == colour, shown.erased.isEmpty,
             let joined = Drawing.arrowJoining(
                 Drawing.PreviousStroke(

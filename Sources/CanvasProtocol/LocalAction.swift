@@ -66,7 +66,8 @@ public enum LocalAction: Hashable, Sendable {
 }
 
 /// The input of `canvas recognize`: one stroke per line, an object with `points` (other
-/// fields ignored).
+/// fields ignored), or with `--two-strokes` two strokes drawn one after the other
+/// (`strokes`).
 public enum StrokeSample {
     /// The stroke's points; errors name the field (`points[4][0]: …`).
     public static func points(from bytes: some Collection<UInt8>) throws(ProtocolError) -> [Point] {
@@ -84,14 +85,14 @@ public enum StrokeSample {
     /// `strokes`, an array of exactly two; errors name the field (`strokes[1][3][0]: …`).
     public static func strokePair(from bytes: some Collection<UInt8>) throws(ProtocolError) -> ([Point], [Point]) {
         let members = try Validate.object(try JSONValue(parsing: bytes), "")
-        guard let strokes = members["strokes"], strokes != .null else {
+        guard members["strokes"] != nil, members["strokes"] != .null else {
             throw ProtocolError(.missingField, path: "strokes", "missing field")
         }
-        let array = try Validate.array(strokes, "strokes")
-        guard array.count == 2 else {
-            throw ProtocolError(.invalidValue, path: "strokes", "two strokes expected, found \(array.count)")
+        let strokes = try self.strokes(in: members)
+        guard strokes.count == 2 else {
+            throw ProtocolError(.invalidValue, path: "strokes", "two strokes expected, found \(strokes.count)")
         }
-        return (try Validate.points(array[0], "strokes[0]"), try Validate.points(array[1], "strokes[1]"))
+        return (strokes[0], strokes[1])
     }
 
     /// A labelled gesture of the recognition data (../shared/data): its `label` when it is
@@ -102,13 +103,18 @@ public enum StrokeSample {
     ) {
         let members = try Validate.object(try JSONValue(parsing: bytes), "")
         let label: String? = if case .string(let text)? = members["label"] { text } else { nil }
+        return (label, try strokes(in: members))
+    }
+
+    /// `strokes` ([[[x, y], …], …]) of a gesture's members, else `points` as one stroke.
+    private static func strokes(in members: [String: JSONValue]) throws(ProtocolError) -> [[Point]] {
         guard let strokes = members["strokes"], strokes != .null else {
-            return (label, [try points(in: members)])
+            return [try points(in: members)]
         }
         var result: [[Point]] = []
         for (index, stroke) in try Validate.array(strokes, "strokes").enumerated() {
             result.append(try Validate.points(stroke, "strokes[\(index)]"))
         }
-        return (label, result)
+        return result
     }
 }

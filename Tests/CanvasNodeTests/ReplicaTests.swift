@@ -375,6 +375,26 @@ import Testing
         #expect(arrows([Self.draw(Self.roughRectangle, recognize: true), head]) == 0, "a rectangle is no shaft")
     }
 
+    /// Two pens down at once: the stroke lifted first is the one before. A shaft and a head
+    /// drawn live with two pens, the head begun first and lifted last, make the arrow; lifted
+    /// in the other order too.
+    @Test func withTwoPensTheStrokeLiftedFirstIsTheOneBefore() {
+        for headLiftedLast in [true, false] {
+            var replica = Replica(author: "me")
+            let head = Self.perform(.begin(points: Self.head, weight: 2, colour: .black), on: &replica)[0].strokeID
+            let shaft = Self.perform(.begin(points: Self.shaft, weight: 2, colour: .black), on: &replica)[0].strokeID
+            let (first, last) = headLiftedLast ? (shaft, head) : (head, shaft)
+            func end(_ stroke: StrokeID) -> ShapeKind {
+                let edit = replica.edit(for: .end(stroke: stroke, recognize: true))
+                for operation in edit.operations { _ = replica.apply(operation) }
+                return edit.shape
+            }
+            #expect(end(first) == (headLiftedLast ? .line : .none))
+            #expect(end(last) == .arrow, "head lifted last: \(headLiftedLast)")
+            #expect(Self.visiblePoints(replica).count == 1, "the arrow alone shows")
+        }
+    }
+
     /// A head drawn live (begin, extend, end with recognition) after a line makes the same
     /// arrow as one drawn whole.
     @Test func aLiveHeadMakesTheSameArrow() {
@@ -446,12 +466,19 @@ import Testing
                 let offset = Point(x: random(0...100), y: random(0...100))
                 let action: LocalAction =
                     roll < 0.15 ? Self.draw(Self.roughRectangle.map { $0 + offset }, recognize: true)
-                    : roll < 0.2 ? Self.draw(Self.shaft.map { $0 + offset }, recognize: true)
-                    : roll < 0.25 ? Self.draw(Self.head.map { $0 + offset }, recognize: true)
+                    : roll < 0.25 ? Self.draw(Self.shaft.map { $0 + offset }, recognize: true)
                     : roll < 0.35 ? Self.draw((0..<8).map { _ in Point(x: random(0...200), y: random(0...200)) })
                     : roll < 0.45 ? .begin(points: Self.roughRectangle.map { $0 + offset }, weight: 2, colour: .black)
                     : roll < 0.65 ? .erase(points: [Point(x: random(0...200), y: random(0...200))], radius: 25)
                     : roll < 0.85 ? .undo : .redo
+                if roll >= 0.15, roll < 0.25 {
+                    // A shaft, then (mostly) its head: an arrow of two strokes, undone and redone.
+                    Self.perform(action, on: &replica)
+                    if roll < 0.23 {
+                        Self.perform(Self.draw(Self.head.map { $0 + offset }, recognize: true), on: &replica)
+                    }
+                    continue
+                }
                 if case .begin = action {
                     let id = Self.perform(action, on: &replica)[0].strokeID
                     Self.perform(.end(stroke: id, recognize: roll < 0.4), on: &replica)

@@ -12,7 +12,7 @@ import FuzzDriver
 /// a diamond, opposite sides equal and parallel for a parallelogram, one or two right-angled
 /// bends and a head for an elbow arrow); and `recognize`
 /// decides as `explain` says, though it stops matching as soon as a shape cannot win. The
-/// same points split in two strokes (where the first byte says) make an arrow of two
+/// same points split in two strokes (where the last byte says) make an arrow of two
 /// strokes (straight, or an elbow arrow with square bends) or none, as `explainArrow` says,
 /// with finite points.
 func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
@@ -50,7 +50,7 @@ func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         case .ellipse: shape.points.count >= 33 && isClosed
         }
     guard expected else { fatalError("a \(shape.kind) of \(shape.points.count) points: \(shape.points)") }
-    let split = points.isEmpty ? 0 : Int(data[0] / 8) % (points.count + 1)
+    let split = Int(data[size - 1]) % (points.count + 1)
     let (first, second) = (Array(points[..<split]), Array(points[split...]))
     let arrow = ShapeRecognizer.recognizeArrow(drawnFirst: first, then: second)
     let explainedArrow = ShapeRecognizer.explainArrow(drawnFirst: first, then: second).shape

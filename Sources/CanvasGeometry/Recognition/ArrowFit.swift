@@ -193,7 +193,9 @@ struct ArrowFit {
                 tipIndex = ahead
             }
             let tip = points[tipIndex]
-            guard let (firstIndex, secondIndex, farthestBack) = barbEnds(of: points, from: headStart, tip: tip, axis: axis)
+            guard
+                let (firstIndex, secondIndex, farthestBack) = barbEnds(
+                    of: points, from: headStart, tip: tip, axis: axis)
             else { return .failure(.headOnOneSide) }
             let (first, second) = (points[firstIndex], points[secondIndex])
             let shaftLength = tail.distance(to: tip)

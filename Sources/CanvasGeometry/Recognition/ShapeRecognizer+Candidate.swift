@@ -14,7 +14,7 @@ extension ShapeRecognizer {
         case arrow(ArrowReading, forwardmostTip: Bool, closedHead: Bool)
         /// An arrow of two strokes (`TwoStrokeArrow`): the first the shaft and the second the
         /// head, or the other way round, its head open or closed (nil: not yet known).
-        case twoStrokes(shaftFirst: Bool, closedHead: Bool?)
+        case twoStrokes(shaftFirst: Bool, splitHead: Bool, closedHead: Bool?)
 
         /// What of the stroke an arrow was read on.
         enum ArrowReading {
@@ -51,10 +51,11 @@ extension ShapeRecognizer {
             case .arrow(let reading, let forwardmostTip, let closedHead):
                 Self.arrowReading(reading, forwardmostTip: forwardmostTip)
                     + (closedHead ? ", a closed head" : ", an open head")
-            case .twoStrokes(let shaftFirst, let closedHead):
-                (shaftFirst
-                    ? "the first stroke as the shaft, the second as the head"
-                    : "the second stroke as the shaft, the first as the head")
+            case .twoStrokes(let shaftFirst, let splitHead, let closedHead):
+                (shaftFirst ? "the first stroke as the shaft" : "the second stroke as the shaft")
+                    + (splitHead ? " and a barb" : "")
+                    + (shaftFirst ? ", the second as the " : ", the first as the ")
+                    + (splitHead ? "other barb" : "head")
                     + (closedHead.map { $0 ? ", a closed head" : ", an open head" } ?? "")
             }
         }

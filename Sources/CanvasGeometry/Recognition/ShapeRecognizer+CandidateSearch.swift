@@ -17,7 +17,7 @@ extension ShapeRecognizer {
         case .success(let stroke): prepared = stroke
         case .failure(let failure):
             if !decidingOnly {
-                unfitted.append((.line, failure == .noLength ? "the stroke has no length" : "the stroke has no extent"))
+                unfitted.append((.line, failure.description))
             }
             return []
         }
@@ -27,19 +27,17 @@ extension ShapeRecognizer {
         return found
     }
 
-    /// The line fitted to the stroke, and why it is refused (nil when it passes): what
-    /// `recognize` decides of a line without trying any other shape, since a line that
-    /// passes is chosen whatever else passes. A refusal for a stroke that cannot be fitted.
-    static func line(in points: [Point]) -> (line: RecognizedShape, refusal: String?) {
-        let smoothed = StrokeSmoothing.smoothed(points).points
-        switch PreparedStroke.of(smoothed) {
-        case .failure(let failure):
-            return (.none, failure == .noLength ? "the stroke has no length" : "the stroke has no extent")
-        case .success(let prepared):
-            var search = CandidateSearch(points: smoothed, prepared: prepared, decidingOnly: true)
-            let line = search.line()
-            return (line.shape, line.refusal)
-        }
+    /// The line fitted to a stroke (`smoothed` as `StrokeSmoothing` leaves it, and
+    /// `prepared` from it), and why it is refused (nil when it passes): what `recognize`
+    /// decides of a line without trying any other shape, since a line that passes is chosen
+    /// whatever else passes. With `decidingOnly`, the match gives up as soon as the line
+    /// cannot pass (as `recognize`'s does), and the refusal's figures are partial.
+    static func line(
+        in smoothed: [Point], prepared: PreparedStroke, decidingOnly: Bool
+    ) -> (line: RecognizedShape, refusal: String?) {
+        var search = CandidateSearch(points: smoothed, prepared: prepared, decidingOnly: decidingOnly)
+        let line = search.line()
+        return (line.shape, line.refusal)
     }
 
     /// The search for a stroke's candidates, shape by shape, in the order that lets each

@@ -46,12 +46,7 @@ extension ShapeRecognizer {
             }
             if let note = candidate.cornerRoundingNote { verdict += " (\(note))" }
             if let note = candidate.polygonComparison?.note { verdict += " (\(note))" }
-            return RecognitionExplanation.Hypothesis(
-                kind: candidate.shape.kind, fittedTo: candidate.fittedTo.description,
-                rmsDistance: candidate.relativeRMS,
-                maximumDistance: candidate.match.maximumDistance / candidate.size,
-                drawnFraction: candidate.match.drawnFraction, leastDrawnSide: candidate.match.leastDrawnSide,
-                verdict: verdict)
+            return RecognitionExplanation.Hypothesis(candidate, verdict: verdict)
         }
         for (kind, reason) in unfitted {
             hypotheses.append(RecognitionExplanation.Hypothesis(kind: kind, verdict: "not fitted: " + reason))
@@ -101,5 +96,16 @@ extension ShapeRecognizer {
     static func degrees(_ angle: Double) -> String {
         let degrees = (angle * 180 / .pi).rounded()
         return abs(degrees) < 1e15 ? String(Int(degrees)) : String(degrees)
+    }
+}
+
+extension RecognitionExplanation.Hypothesis {
+    /// `candidate` with its scores (distances as fractions of its size) and `verdict`.
+    init(_ candidate: ShapeRecognizer.Candidate, verdict: String) {
+        self.init(
+            kind: candidate.shape.kind, fittedTo: candidate.fittedTo.description, rmsDistance: candidate.relativeRMS,
+            maximumDistance: candidate.match.maximumDistance / candidate.size,
+            drawnFraction: candidate.match.drawnFraction, leastDrawnSide: candidate.match.leastDrawnSide,
+            verdict: verdict)
     }
 }

@@ -166,7 +166,12 @@ public enum ShapeRecognizer {
     /// at `cuts`), resampled again; each with its size (diameter) and length.
     struct PreparedStroke {
         /// Why a stroke cannot be fitted.
-        enum Failure: Error { case noLength, noExtent }
+        enum Failure: Error {
+            case noLength, noExtent
+
+            /// In words, as `explain` gives it.
+            var description: String { self == .noLength ? "the stroke has no length" : "the stroke has no extent" }
+        }
 
         var whole: [Point]
         /// The whole stroke's size and length, when measured as it was prepared.

@@ -35,6 +35,10 @@ struct TwoStrokeArrow {
         case tipNotSquare(angle: Double?, squareness: Double)
         /// The head's stroke has no length.
         case headWithoutLength
+        /// A shaft drawn with one barb does not turn back at its end (`read(shaftAndBarb:barb:)`).
+        case noTurnAtTheTip
+        /// The second barb starts `gap` from the tip, more than `most` (`read(shaftAndBarb:barb:)`).
+        case barbAwayFromTheTip(gap: Double, most: Double)
         /// The head lies on one side of the shaft.
         case headOnOneSide
         /// The head's barbs open `opening` (radians) at the tip, wider than `widest`: the head's
@@ -57,6 +61,9 @@ struct TwoStrokeArrow {
                     + "run before it (90 ± \(ShapeRecognizer.degrees(squareness))°)"
             case .tipNotSquare(nil, _): "the shaft's bends cannot be made right angles"
             case .headWithoutLength: "the head's stroke has no length"
+            case .noTurnAtTheTip: "the shaft's stroke does not turn back into a barb"
+            case .barbAwayFromTheTip(let gap, let most):
+                "the other barb starts \(figure(gap)) of the head's size from the tip (> \(figure(most)))"
             case .headOnOneSide: "the head lies on one side of the shaft"
             case .headWithoutTurn(let opening, let widest):
                 "the head's barbs open \(ShapeRecognizer.degrees(opening))° at its point (at most "
@@ -75,29 +82,22 @@ struct TwoStrokeArrow {
 
     /// The arrow read, with the head's points (equally spaced) and the size of the two
     /// strokes together, which the head's match is measured against (as a one-stroke
-    /// arrow's is against its own size).
+    /// arrow's is against its own size), and the shape that replaces the two strokes: the
+    /// arrow made straight and symmetric, or the elbow arrow with its bends made right angles.
     var fit: ArrowFit
     var headPoints: [Point]
     var size: Double
-    /// For an elbow shaft: its tail and bends as drawn, and the points of each run before
-    /// the last (the arrow's tail is the last bend); nil for a straight shaft.
-    var elbow: (bends: [Point], runs: [ArraySlice<Point>])?
-
-    /// The shape that replaces the two strokes: the arrow made straight and symmetric, or
-    /// the elbow arrow with its bends made right angles.
-    var shape: RecognizedShape {
-        guard let elbow else { return RecognizedShape(kind: .arrow, points: fit.symmetricPolyline) }
-        let polyline = ElbowArrowFit(drawnBends: elbow.bends, runs: elbow.runs, arrow: fit).squaredPolyline ?? []
-        return RecognizedShape(kind: .elbowArrow, points: polyline)
-    }
+    var shape: RecognizedShape
 
     /// A shaft as its stroke draws it, tail first: the tail, each bend and the end the head
-    /// goes at (two points for a straight shaft), the points of each run before the last,
-    /// and the stroke's points, which the arrow's size takes in.
+    /// goes at (two points for a straight shaft), the points of each run before the last
+    /// and of the last, and points that span the stroke (its line's ends, or its samples),
+    /// which the arrow's size takes in.
     struct Shaft {
         var corners: [Point]
         var runs: [ArraySlice<Point>]
-        var points: [Point]
+        var lastRun: [Point]
+        var extent: [Point]
     }
 
     /// Why two strokes make no arrow, and the head's size its lengths are measured against.
@@ -106,36 +106,37 @@ struct TwoStrokeArrow {
         var size: Double
     }
 
-    /// The arrow `shaft` and `head` make, or why they make none.
-    static func read(shaft stroke: [Point], head: [Point]) -> Result<TwoStrokeArrow, Refused> {
-        let points = StrokeResampling.resampled(
+    /// The arrow `stroke`, the shaft, and `head` make, or why they make none (with
+    /// `decidingOnly`, the shaft's line test gives up as soon as it fails, as `recognize`'s
+    /// does: its refusal's figures are then partial).
+    static func read(shaft stroke: [Point], head: [Point], decidingOnly: Bool) -> Result<TwoStrokeArrow, Refused> {
+        let headPoints = StrokeResampling.resampled(
             StrokeSmoothing.smoothed(head).points, count: ShapeRecognizer.sampleCount)
-        guard points.count > 1, StrokeResampling.length(of: points) > 0 else {
+        guard headPoints.count > 1, StrokeResampling.length(of: headPoints) > 0 else {
             return .failure(Refused(refusal: .headWithoutLength, size: 1))
         }
         let shaft: Shaft
-        switch Self.shaft(of: stroke, towards: points) {
+        switch Self.shaft(of: stroke, towards: headPoints, decidingOnly: decidingOnly) {
         case .success(let read): shaft = read
-        case .failure(let refused): return .failure(Refused(refusal: refused, size: 1))
+        case .failure(let refusal): return .failure(Refused(refusal: refusal, size: 1))
         }
         let (tail, end) = (shaft.corners[shaft.corners.count - 2], shaft.corners[shaft.corners.count - 1])
         let axis = (tail - end) / tail.distance(to: end)
         // Where the head meets the shaft is judged at the head's own size.
-        let size = StrokeResampling.diameter(of: points)
+        let size = StrokeResampling.diameter(of: headPoints)
         func refuse(_ refusal: Refusal) -> Result<TwoStrokeArrow, Refused> {
             .failure(Refused(refusal: refusal, size: size))
         }
         // The tip: the head's point farthest forward, or the shaft's end when the head lies
         // wholly behind it. The shaft drawn on to it stays on its line, as a point of any
         // shape stays near the shape (`distanceTolerance`).
-        let forwardmost = points.min { axis.dot($0 - end) < axis.dot($1 - end) }!
+        let forwardmost = headPoints.min { axis.dot($0 - end) < axis.dot($1 - end) }!
         let tip = axis.dot(forwardmost - end) < 0 ? forwardmost : end
         let (stray, most) = (abs(axis.cross(tip - end)), ShapeRecognizer.distanceTolerance * size)
         guard stray <= most else { return refuse(.tipOffTheShaft(stray: stray, most: most)) }
-        guard let (first, second, farthestBack) = ArrowFit.barbEnds(of: points, from: 0, tip: tip, axis: axis) else {
-            return refuse(.headOnOneSide)
-        }
-        let barbs = (points[first], points[second])
+        guard let (first, second, farthestBack) = ArrowFit.barbEnds(of: headPoints, from: 0, tip: tip, axis: axis)
+        else { return refuse(.headOnOneSide) }
+        let barbs = (headPoints[first], headPoints[second])
         // The head's stroke turns at the tip at least as sharply as a stroke turns from its
         // shaft into its head (`sharpTurn`): a "<", not a stroke across the shaft's end.
         let (firstArm, secondArm) = (barbs.0 - tip, barbs.1 - tip)
@@ -152,12 +153,15 @@ struct TwoStrokeArrow {
         {
             return refuse(.head(refusal))
         }
+        // The last run as drawn, which an elbow arrow's squared run goes through the middle of.
         let fit = ArrowFit(
             tail: tail, tip: tip, barbs: barbs, axis: axis,
-            drawnSides: [[tail, tip], [tip, barbs.0], [tip, barbs.1]], headPoints: points.indices)
-        var arrow = TwoStrokeArrow(
-            fit: fit, headPoints: points, size: StrokeResampling.diameter(of: points + shaft.points))
-        guard shaft.corners.count > 2 else { return .success(arrow) }
+            drawnSides: [shaft.lastRun, [tip, barbs.0], [tip, barbs.1]], headPoints: headPoints.indices)
+        let arrowSize = StrokeResampling.diameter(of: headPoints + shaft.extent)
+        guard shaft.corners.count > 2 else {
+            let shape = RecognizedShape(kind: .arrow, points: fit.symmetricPolyline)
+            return .success(TwoStrokeArrow(fit: fit, headPoints: headPoints, size: arrowSize, shape: shape))
+        }
         // An elbow shaft's last run, drawn on to the tip, still meets the run before it square.
         let (before, last) = (tail - shaft.corners[shaft.corners.count - 3], tip - tail)
         let angle = abs(atan2(before.cross(last), before.dot(last)))
@@ -165,52 +169,96 @@ struct TwoStrokeArrow {
         guard abs(angle - Double.pi / 2) <= squareness else {
             return refuse(.tipNotSquare(angle: angle, squareness: squareness))
         }
-        arrow.elbow = (Array(shaft.corners.dropLast()), shaft.runs)
-        guard !arrow.shape.points.isEmpty else { return refuse(.tipNotSquare(angle: nil, squareness: squareness)) }
-        return .success(arrow)
+        let elbow = ElbowArrowFit(drawnBends: Array(shaft.corners.dropLast()), runs: shaft.runs, arrow: fit)
+        guard let polyline = elbow.squaredPolyline else {
+            return refuse(.tipNotSquare(angle: nil, squareness: squareness))
+        }
+        let shape = RecognizedShape(kind: .elbowArrow, points: polyline)
+        return .success(TwoStrokeArrow(fit: fit, headPoints: headPoints, size: arrowSize, shape: shape))
+    }
+
+    /// The arrow drawn as a shaft and one barb in one stroke (`stroke`, turning back at the
+    /// tip: its last sharp turn), and the other barb as a stroke of its own (`barb`), which
+    /// starts at the tip: within `distanceTolerance` of the head's size from it (one way of
+    /// drawing a connector). The two barbs, joined at the tip, are read as a head drawn
+    /// apart (`read(shaft:head:decidingOnly:)`, every test the same) against the stroke up
+    /// to the turn.
+    static func read(
+        shaftAndBarb stroke: [Point], barb: [Point], decidingOnly: Bool
+    ) -> Result<TwoStrokeArrow, Refused> {
+        var points = StrokeResampling.resampled(
+            StrokeSmoothing.smoothed(stroke).points, count: ShapeRecognizer.sampleCount)
+        var other = StrokeSmoothing.smoothed(barb).points
+        guard points.count > 1, !other.isEmpty else {
+            return .failure(Refused(refusal: .headWithoutLength, size: 1))
+        }
+        /// How far `point` is from the other barb.
+        func distanceToBarb(_ point: Point) -> Double { other.lazy.map { $0.distance(to: point) }.min()! }
+        if distanceToBarb(points[0]) < distanceToBarb(points[points.count - 1]) { points.reverse() }
+        guard
+            let turnFromEnd = ElbowArrowFit.sharpTurns(
+                of: points.reversed(), from: 0, sharperThan: ShapeRecognizer.sharpTurn
+            ).first
+        else { return .failure(Refused(refusal: .noTurnAtTheTip, size: 1)) }
+        let tipIndex = points.count - 1 - turnFromEnd
+        let tip = points[tipIndex]
+        if tip.distance(to: other[0]) > tip.distance(to: other[other.count - 1]) { other.reverse() }
+        let head = Array(points[tipIndex...].reversed()) + other
+        let size = StrokeResampling.diameter(of: head)
+        let (gap, most) = (tip.distance(to: other[0]), ShapeRecognizer.distanceTolerance * size)
+        guard gap <= most else {
+            return .failure(Refused(refusal: .barbAwayFromTheTip(gap: gap, most: most), size: size))
+        }
+        return read(shaft: Array(points[...tipIndex]), head: head, decidingOnly: decidingOnly)
     }
 
     /// The shaft `stroke` draws, its end nearer `head` (equally spaced points) last: a line
     /// (`ShapeRecognizer.line(in:)`), or else an elbow shaft (`elbowShaft`); why it is
     /// neither, in words.
-    static func shaft(of stroke: [Point], towards head: [Point]) -> Result<Shaft, Refusal> {
-        /// How near the head `point` is.
-        func reach(_ point: Point) -> Double { head.lazy.map { $0.distance(to: point) }.min()! }
-        // A line that passes is what `recognize` makes of the stroke, whatever else passes.
-        let (line, lineRefusal) = ShapeRecognizer.line(in: stroke)
-        if lineRefusal == nil, line.points.count == 2, line.points[0] != line.points[1] {
-            let ends = reach(line.points[0]) <= reach(line.points[1]) ? line.points.reversed() : line.points
-            return .success(Shaft(corners: ends, runs: [], points: stroke))
+    static func shaft(of stroke: [Point], towards head: [Point], decidingOnly: Bool) -> Result<Shaft, Refusal> {
+        /// How far `point` is from the head.
+        func distanceToHead(_ point: Point) -> Double { head.lazy.map { $0.distance(to: point) }.min()! }
+        let smoothed = StrokeSmoothing.smoothed(stroke).points
+        let prepared: ShapeRecognizer.PreparedStroke
+        switch ShapeRecognizer.PreparedStroke.of(smoothed) {
+        case .success(let stroke): prepared = stroke
+        case .failure(let failure): return .failure(.noShaft(reason: "no line: " + failure.description))
         }
-        let refusal = "no line (\(lineRefusal ?? "no length"))"
-        return elbowShaft(stroke, endingNear: reach).mapError { elbowRefusal in
-            guard case .noShaft(let reason) = elbowRefusal else { return elbowRefusal }
-            return .noShaft(reason: refusal + " nor " + reason)
+        // A line that passes is what `recognize` makes of the stroke, whatever else passes.
+        let (line, lineRefusal) = ShapeRecognizer.line(in: smoothed, prepared: prepared, decidingOnly: decidingOnly)
+        if lineRefusal == nil, line.points.count == 2, line.points[0] != line.points[1] {
+            let ends =
+                distanceToHead(line.points[0]) < distanceToHead(line.points[1]) ? line.points.reversed() : line.points
+            return .success(Shaft(corners: ends, runs: [], lastRun: ends, extent: ends))
+        }
+        return elbowShaft(prepared, endingNear: distanceToHead).mapError { reason in
+            .noShaft(reason: "no line (\(lineRefusal ?? "no length")) nor bent at right angles (\(reason.words))")
         }
     }
 
-    /// The stroke as an elbow arrow's shaft without its head, the end nearer the head
-    /// (`reach` the smaller) last: its hooks cut off (`StrokeResampling.hookCuts`), one or two
-    /// sharp turns (`ElbowArrowFit.sharpTurns`), each within `skewTolerance` of a right
-    /// angle between the chords of the runs it joins (as an elbow arrow's bends), and the
-    /// stroke following those runs, straight segments between its tail, bends and end,
-    /// within an elbow arrow's distances of its own size and tracing them
-    /// (`Candidate.failedTest`). Why not: `noShaft`, in words ("bent at right angles (…)").
-    static func elbowShaft(_ stroke: [Point], endingNear reach: (Point) -> Double) -> Result<Shaft, Refusal> {
-        let smoothed = StrokeSmoothing.smoothed(stroke).points
-        guard case .success(let prepared) = ShapeRecognizer.PreparedStroke.of(smoothed) else {
-            return .failure(.noShaft(reason: "bent at right angles (it has no length)"))
-        }
+    /// Why a stroke is no elbow shaft, in words.
+    struct NoElbowShaft: Error {
+        var words: String
+    }
+
+    /// The stroke (`prepared`) as an elbow arrow's shaft without its head, the end nearer the
+    /// head (`distanceToHead` the smaller) last: its hooks cut off
+    /// (`StrokeResampling.hookCuts`), one or two sharp turns (`ElbowArrowFit.sharpTurns`),
+    /// each within `skewTolerance` of a right angle between the chords of the runs it joins
+    /// (as an elbow arrow's bends), and the stroke following those runs, straight segments
+    /// between its tail, bends and end, within an elbow arrow's distances of its own size
+    /// and tracing them (`Candidate.failedTest`).
+    static func elbowShaft(
+        _ prepared: ShapeRecognizer.PreparedStroke, endingNear distanceToHead: (Point) -> Double
+    ) -> Result<Shaft, NoElbowShaft> {
         // The samples of the whole stroke, its hooks cut off (resampled once, as an elbow arrow
         // is read: resampling again rounds its bends off).
         var points = Array(prepared.whole[prepared.cuts.first...prepared.cuts.last])
-        if reach(points[0]) < reach(points[points.count - 1]) { points.reverse() }
+        if distanceToHead(points[0]) < distanceToHead(points[points.count - 1]) { points.reverse() }
         let turns = ElbowArrowFit.sharpTurns(of: points, from: 0, sharperThan: ShapeRecognizer.sharpTurn)
         guard (1...ElbowArrowFit.maximumBends).contains(turns.count) else {
             return .failure(
-                .noShaft(
-                    reason: "bent at right angles (\(turns.count) sharp turns, 1 to "
-                        + "\(ElbowArrowFit.maximumBends) bends)"))
+                NoElbowShaft(words: "\(turns.count) sharp turns, 1 to \(ElbowArrowFit.maximumBends) bends"))
         }
         let corners = ([0] + turns + [points.count - 1]).map { points[$0] }
         let chords = zip(corners, corners.dropFirst()).map { $1 - $0 }
@@ -218,25 +266,24 @@ struct TwoStrokeArrow {
             let angle = abs(atan2(a.cross(b), a.dot(b)))
             guard abs(angle - Double.pi / 2) <= ShapeRecognizer.skewTolerance else {
                 return .failure(
-                    .noShaft(
-                        reason: "bent at right angles (bend \(k + 1) turns \(ShapeRecognizer.degrees(angle))°, 90 ± "
-                            + "\(ShapeRecognizer.degrees(ShapeRecognizer.skewTolerance))°)"))
+                    NoElbowShaft(
+                        words: "bend \(k + 1) turns \(ShapeRecognizer.degrees(angle))°, 90 ± "
+                            + "\(ShapeRecognizer.degrees(ShapeRecognizer.skewTolerance))°"))
             }
         }
-        let runs = zip(corners, corners.dropFirst()).map { [$0, $1] }
+        let sides = zip(corners, corners.dropFirst()).map { [$0, $1] }
         let (_, size, length) = ShapeRecognizer.followed(points)
         let candidate = ShapeRecognizer.Candidate(
             shape: RecognizedShape(kind: .elbowArrow, points: corners),
             match: ShapeRecognizer.Candidate.match(
-                points, size: size, length: length, with: .elbowArrow, sides: .each(runs), decidingOnly: false,
+                points, size: size, length: length, with: .elbowArrow, sides: .each(sides), decidingOnly: false,
                 roundingCorners: false),
             size: size, fittedTo: .stroke(hooksCut: prepared.isTrimmed))
-        if let refusal = candidate.refusal {
-            return .failure(.noShaft(reason: "bent at right angles (its runs: \(refusal))"))
-        }
-        let bends = [0] + turns
-        let runPoints = zip(bends, bends.dropFirst()).map { points[$0...$1] }
-        return .success(Shaft(corners: corners, runs: runPoints, points: stroke))
+        if let refusal = candidate.refusal { return .failure(NoElbowShaft(words: "its runs: \(refusal)")) }
+        let bends = [0] + turns + [points.count - 1]
+        let runs = zip(bends, bends.dropFirst()).map { points[$0...$1] }
+        return .success(
+            Shaft(corners: corners, runs: Array(runs.dropLast()), lastRun: Array(runs.last!), extent: points))
     }
 
     /// The head's sides, open (the barbs) or closed (and the stroke across their ends).
@@ -268,12 +315,7 @@ extension ShapeRecognizer {
             let verdict =
                 index == search.chosen
                 ? "chosen" : candidate.refusal.map { "refused: " + $0 } ?? "passes, but another reading is closer"
-            return RecognitionExplanation.Hypothesis(
-                kind: candidate.shape.kind, fittedTo: candidate.fittedTo.description,
-                rmsDistance: candidate.relativeRMS,
-                maximumDistance: candidate.match.maximumDistance / candidate.size,
-                drawnFraction: candidate.match.drawnFraction, leastDrawnSide: candidate.match.leastDrawnSide,
-                verdict: verdict)
+            return RecognitionExplanation.Hypothesis(candidate, verdict: verdict)
         }
         for (reading, refusal) in search.refusals {
             hypotheses.append(.init(kind: .arrow, verdict: "not fitted: \(reading): \(refusal)"))
@@ -289,13 +331,13 @@ extension ShapeRecognizer {
     ) -> (candidates: [Candidate], chosen: Int?, refusals: [(String, String)]) {
         var candidates: [Candidate] = []
         var refusals: [(String, String)] = []
-        for shaftFirst in [true, false] {
-            let (shaft, head) = shaftFirst ? (first, second) : (second, first)
-            switch TwoStrokeArrow.read(shaft: shaft, head: head) {
+        /// Appends the candidates of `reading`, or why it gave none.
+        func add(_ reading: Result<TwoStrokeArrow, TwoStrokeArrow.Refused>, shaftFirst: Bool, splitHead: Bool) {
+            switch reading {
             case .failure(let refused):
                 if !decidingOnly {
                     refusals.append(
-                        (FittedTo.twoStrokes(shaftFirst: shaftFirst, closedHead: nil).description,
+                        (FittedTo.twoStrokes(shaftFirst: shaftFirst, splitHead: splitHead, closedHead: nil).description,
                          refused.refusal.description(size: refused.size)))
                 }
             case .success(let arrow):
@@ -308,8 +350,25 @@ extension ShapeRecognizer {
                                 arrow.headPoints, size: arrow.size, length: length, with: .arrow,
                                 sides: .each(arrow.headSides(closed: closed)), decidingOnly: decidingOnly,
                                 roundingCorners: false),
-                            size: arrow.size, fittedTo: .twoStrokes(shaftFirst: shaftFirst, closedHead: closed)))
+                            size: arrow.size,
+                            fittedTo: .twoStrokes(shaftFirst: shaftFirst, splitHead: splitHead, closedHead: closed)))
                 }
+            }
+        }
+        for shaftFirst in [true, false] {
+            let (shaft, head) = shaftFirst ? (first, second) : (second, first)
+            add(
+                TwoStrokeArrow.read(shaft: shaft, head: head, decidingOnly: decidingOnly), shaftFirst: shaftFirst,
+                splitHead: false)
+        }
+        // When neither is an arrow: the head split between the strokes, one barb drawn on from
+        // the shaft, the other apart.
+        if !candidates.contains(where: \.isAccepted) {
+            for shaftFirst in [true, false] {
+                let (shaft, barb) = shaftFirst ? (first, second) : (second, first)
+                add(
+                    TwoStrokeArrow.read(shaftAndBarb: shaft, barb: barb, decidingOnly: decidingOnly),
+                    shaftFirst: shaftFirst, splitHead: true)
             }
         }
         let chosen = candidates.indices.filter { candidates[$0].isAccepted }.min {
