@@ -5,7 +5,7 @@ import Foundation
 /// at one end of it, an open "<" or a closed triangle, before or after the shaft (the way
 /// most people draw an arrow, and the $N set's "arrowhead").
 ///
-/// The shaft is a stroke recognised as a line on its own (`ShapeRecognizer.line(in:)`), or
+/// The shaft is a stroke recognised as a line on its own (`ShapeRecognizer.line`), or
 /// one bent at right angles once or twice, as an elbow arrow's shaft is (`elbowShaft`: a
 /// flowchart's connector routed round its boxes); then the arrow is an elbow arrow, its
 /// last run the shaft the head is read against. The shaft's end nearer the head is where
@@ -22,7 +22,10 @@ import Foundation
 /// (`OutlineMatch`), its distances measured against the arrow's size as a one-stroke
 /// arrow's are. Where the head meets the shaft is judged at the head's own size: the tip
 /// must lie on the shaft's line within `distanceTolerance` of it (at the arrow's size, a
-/// half note's head, a small oval beside its stem, passed for a closed head).
+/// half note's head, a small oval beside its stem, passed for a closed head). When neither
+/// stroke makes a shaft for the other's head, the head may be split between them: one
+/// stroke a shaft turning back into one barb, the other the other barb
+/// (`read(shaftAndBarb:barb:decidingOnly:)`).
 struct TwoStrokeArrow {
     /// Why two strokes make no arrow with one of them for the shaft.
     enum Refusal: Error, Equatable {
@@ -213,8 +216,8 @@ struct TwoStrokeArrow {
     }
 
     /// The shaft `stroke` draws, its end nearer `head` (equally spaced points) last: a line
-    /// (`ShapeRecognizer.line(in:)`), or else an elbow shaft (`elbowShaft`); why it is
-    /// neither, in words.
+    /// (`ShapeRecognizer.line`), or else an elbow shaft (`elbowShaft`); why it is neither,
+    /// in words.
     static func shaft(of stroke: [Point], towards head: [Point], decidingOnly: Bool) -> Result<Shaft, Refusal> {
         /// How far `point` is from the head.
         func distanceToHead(_ point: Point) -> Double { head.lazy.map { $0.distance(to: point) }.min()! }
