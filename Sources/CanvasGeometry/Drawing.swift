@@ -43,10 +43,14 @@ public enum Drawing {
     /// stroke the room shows for it (the line recognised in it, or the stroke itself) with
     /// that stroke's number of points.
     public struct PreviousStroke: Sendable {
+        /// The stroke's points as drawn.
         public var drawnPoints: [Point]
+        /// The stroke the room shows for it: the line recognised in it, or itself.
         public var shown: StrokeID
+        /// How many points `shown` has (what erasing it whole covers).
         public var shownPointCount: Int
 
+        /// A stroke drawn just before, as `arrowJoining` needs it.
         public init(drawnPoints: [Point], shown: StrokeID, shownPointCount: Int) {
             self.drawnPoints = drawnPoints
             self.shown = shown

@@ -255,18 +255,8 @@ func recognitionStrokes(points count: Int) -> [(String, [Point])] {
     let parallelogram = quadrilateral([(0, 0), (400, 0), (560, 160), (160, 160)])
     // A connector bent once, its head drawn out and back: an elbow arrow, tried last, after
     // every other shape is refused (`ElbowArrowFit`).
-    let waypoints = [(0, 0), (0, 300), (400, 300), (350, 270), (400, 300), (350, 330)].map { Point(x: $0.0, y: $0.1) }
-    let legs = zip(waypoints, waypoints.dropFirst()).map { $0.distance(to: $1) }
-    let elbowArrow = (0..<count).map { k -> Point in
-        var along = legs.reduce(0, +) * Double(k) / Double(count - 1)
-        var leg = 0
-        while leg < legs.count - 1 && along > legs[leg] {
-            along -= legs[leg]
-            leg += 1
-        }
-        let p = waypoints[leg].interpolated(to: waypoints[leg + 1], at: min(1, along / legs[leg]))
-        return Point(x: p.x + wobble(k), y: p.y + wobble(k + 50))
-    }
+    let elbowArrow = wobblyPolyline(
+        through: [(0, 0), (0, 300), (400, 300), (350, 270), (400, 300), (350, 330)], count: count, wobble: wobble)
     let scribble = (0..<count).map { k -> Point in
         let t = Double(k) / Double(count - 1)
         return Point(x: 400 * t + 60 * sin(t * 31), y: 150 * sin(t * 11) + 40 * cos(t * 23))
@@ -278,25 +268,30 @@ func recognitionStrokes(points count: Int) -> [(String, [Point])] {
     ]
 }
 
-/// The strokes of the two-stroke arrow benchmarks: a shaft of 150 points through
-/// `waypoints` and a head of 50 points at its end, each with the recognition strokes'
-/// deterministic wobble.
+/// `count` points along the polyline through `waypoints` (x, y), at an even pace, each moved
+/// by `wobble` of its index in x and of its index + 50 in y.
+func wobblyPolyline(through waypoints: [(Double, Double)], count: Int, wobble: (Int) -> Double) -> [Point] {
+    let corners = waypoints.map { Point(x: $0.0, y: $0.1) }
+    let legs = zip(corners, corners.dropFirst()).map { $0.distance(to: $1) }
+    return (0..<count).map { k -> Point in
+        var along = legs.reduce(0, +) * Double(k) / Double(count - 1)
+        var leg = 0
+        while leg < legs.count - 1 && along > legs[leg] {
+            along -= legs[leg]
+            leg += 1
+        }
+        let p = corners[leg].interpolated(to: corners[leg + 1], at: min(1, along / legs[leg]))
+        return Point(x: p.x + wobble(k), y: p.y + wobble(k + 50))
+    }
+}
+
+/// The strokes of the two-stroke arrow benchmarks: a shaft of 150 points and a head of 50
+/// points at its end, each with a deterministic wobble of the recognition strokes' kind,
+/// half as deep.
 func twoStrokeArrows() -> [(String, [Point], [Point])] {
     func wobble(_ k: Int) -> Double { 1.5 * sin(Double(k) * 0.7) + sin(Double(k) * 1.9 + 1) }
-    /// `count` points along the polyline through `waypoints`, at an even pace, wobbling.
     func stroke(_ waypoints: [(Double, Double)], count: Int) -> [Point] {
-        let corners = waypoints.map { Point(x: $0.0, y: $0.1) }
-        let legs = zip(corners, corners.dropFirst()).map { $0.distance(to: $1) }
-        return (0..<count).map { k -> Point in
-            var along = legs.reduce(0, +) * Double(k) / Double(count - 1)
-            var leg = 0
-            while leg < legs.count - 1 && along > legs[leg] {
-                along -= legs[leg]
-                leg += 1
-            }
-            let p = corners[leg].interpolated(to: corners[leg + 1], at: min(1, along / legs[leg]))
-            return Point(x: p.x + wobble(k), y: p.y + wobble(k + 50))
-        }
+        wobblyPolyline(through: waypoints, count: count, wobble: wobble)
     }
     return [
         ("a shaft and a head", stroke([(0, 0), (400, 0)], count: 150),

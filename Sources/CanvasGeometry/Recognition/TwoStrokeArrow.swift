@@ -263,7 +263,8 @@ struct TwoStrokeArrow {
             return .failure(
                 NoElbowShaft(words: "\(turns.count) sharp turns, 1 to \(ElbowArrowFit.maximumBends) bends"))
         }
-        let corners = ([0] + turns + [points.count - 1]).map { points[$0] }
+        let cornerIndices = [0] + turns + [points.count - 1]
+        let corners = cornerIndices.map { points[$0] }
         let chords = zip(corners, corners.dropFirst()).map { $1 - $0 }
         for (k, (a, b)) in zip(chords, chords.dropFirst()).enumerated() {
             let angle = abs(atan2(a.cross(b), a.dot(b)))
@@ -283,8 +284,7 @@ struct TwoStrokeArrow {
                 roundingCorners: false),
             size: size, fittedTo: .stroke(hooksCut: prepared.isTrimmed))
         if let refusal = candidate.refusal { return .failure(NoElbowShaft(words: "its runs: \(refusal)")) }
-        let bends = [0] + turns + [points.count - 1]
-        let runs = zip(bends, bends.dropFirst()).map { points[$0...$1] }
+        let runs = zip(cornerIndices, cornerIndices.dropFirst()).map { points[$0...$1] }
         return .success(
             Shaft(corners: corners, runs: Array(runs.dropLast()), lastRun: Array(runs.last!), extent: points))
     }
