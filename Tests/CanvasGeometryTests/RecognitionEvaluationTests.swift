@@ -809,8 +809,9 @@ struct RecognitionEvaluationTests {
     /// The least share of MMG's arrowheads drawn in two strokes (a shaft, then a head) that
     /// must make an arrow together, overall and for the worst subject, and the most pairs of
     /// strokes drawn one after the other in the set's other samples that may: the figures
-    /// first measured (2026-11-29, nineteenth session; docs/recognition.md).
-    static let twoStrokeArrowFloors = (overall: 0.97, worstSubject: 0.92, falseRecognitions: 1)
+    /// first measured (2026-11-29, nineteenth session; docs/recognition.md), the overall
+    /// share since a head drawn askew to its shaft is read (twentieth session: 97.3 → 98.3 %).
+    static let twoStrokeArrowFloors = (overall: 0.98, worstSubject: 0.92, falseRecognitions: 1)
 
     /// Each pair of strokes drawn one after the other in an MMG sample, read as an arrow of
     /// two strokes (`ShapeRecognizer.recognizeArrow`): an arrowhead drawn in two strokes must

@@ -22,7 +22,12 @@ import Foundation
 /// (`OutlineMatch`), its distances measured against the arrow's size as a one-stroke
 /// arrow's are. Where the head meets the shaft is judged at the head's own size: the tip
 /// must lie on the shaft's line within `distanceTolerance` of it (at the arrow's size, a
-/// half note's head, a small oval beside its stem, passed for a closed head). When neither
+/// half note's head, a small oval beside its stem, passed for a closed head), or else the
+/// head is drawn askew to the shaft: the arrow is aimed from the tail at the head's point,
+/// the shaft's end lying off that line no farther than a one-stroke arrow's shaft may bow,
+/// and the shaft must end within the head, nearer its point than its barbs' ends (a stroke
+/// ending at a barb's end goes on round an outline, and a stem meets a note's head at its
+/// side). When neither
 /// stroke makes a shaft for the other's head, the head may be split between them: one
 /// stroke a shaft turning back into one barb, the other the other barb
 /// (`read(shaftAndBarb:barb:decidingOnly:)`).
@@ -47,8 +52,14 @@ struct TwoStrokeArrow {
         /// The head's barbs open `opening` (radians) at the tip, wider than `widest`: the head's
         /// stroke turns there less sharply than a shaft turns into its head.
         case headWithoutTurn(opening: Double, widest: Double)
-        /// The tip lies `stray` to the side of the shaft's line (more than `most`).
-        case tipOffTheShaft(stray: Double, most: Double)
+        /// The tip lies `stray` to the side of the shaft's line (more than `most`), and the
+        /// shaft's end `offset` of the arrow's size from the line from its tail to the tip (more
+        /// than `mostOffset`): no head drawn askew to its shaft either.
+        case tipOffTheShaft(stray: Double, most: Double, offset: Double, mostOffset: Double)
+        /// The head is drawn askew to the shaft, which ends `toTip` from the tip and `toBarb`
+        /// from the nearer barb's end: not within the head nearer its point (or past the point,
+        /// `pastTheTip`).
+        case askewShaftAtABarb(toTip: Double, toBarb: Double, pastTheTip: Bool)
         /// The shaft ends `gap` behind the tip, farther back than the barbs reach (`reach`).
         case shaftShortOfTheHead(gap: Double, reach: Double)
         /// The head is no head (`ArrowFit.headRefusal`).
@@ -72,9 +83,15 @@ struct TwoStrokeArrow {
                 "the head's barbs open \(ShapeRecognizer.degrees(opening))° at its point (at most "
                     + "\(ShapeRecognizer.degrees(widest))°: its stroke must turn there as sharply as a shaft turns "
                     + "into its head)"
-            case .tipOffTheShaft(let stray, let most):
+            case .tipOffTheShaft(let stray, let most, let offset, let mostOffset):
                 "the head's point lies \(figure(stray)) of the head's size to the side of the shaft's line "
-                    + "(> \(figure(most)))"
+                    + "(> \(figure(most))), and the shaft's end \(ShapeRecognizer.figure(offset)) of the arrow's size "
+                    + "from the line from its tail to the point (> \(ShapeRecognizer.figure(mostOffset)))"
+            case .askewShaftAtABarb(let toTip, let toBarb, let pastTheTip):
+                pastTheTip
+                    ? "the head is askew to the shaft, which runs past the head's point"
+                    : "the head is askew to the shaft, which ends nearer a barb's end (\(figure(toBarb)) of the head's "
+                        + "size) than the head's point (\(figure(toTip)))"
             case .shaftShortOfTheHead(let gap, let reach):
                 "the shaft ends \(figure(gap)) of the head's size behind the head's point, short of its barbs "
                     + "(they reach \(figure(reach)) back)"
@@ -124,7 +141,8 @@ struct TwoStrokeArrow {
         case .failure(let refusal): return .failure(Refused(refusal: refusal, size: 1))
         }
         let (tail, end) = (shaft.corners[shaft.corners.count - 2], shaft.corners[shaft.corners.count - 1])
-        let axis = (tail - end) / tail.distance(to: end)
+        var axis = (tail - end) / tail.distance(to: end)
+        let arrowSize = StrokeResampling.diameter(of: headPoints + shaft.extent)
         // Where the head meets the shaft is judged at the head's own size.
         let size = StrokeResampling.diameter(of: headPoints)
         func refuse(_ refusal: Refusal) -> Result<TwoStrokeArrow, Refused> {
@@ -134,12 +152,38 @@ struct TwoStrokeArrow {
         // wholly behind it. The shaft drawn on to it stays on its line, as a point of any
         // shape stays near the shape (`distanceTolerance`).
         let forwardmost = headPoints.min { axis.dot($0 - end) < axis.dot($1 - end) }!
-        let tip = axis.dot(forwardmost - end) < 0 ? forwardmost : end
+        var tip = axis.dot(forwardmost - end) < 0 ? forwardmost : end
         let (stray, most) = (abs(axis.cross(tip - end)), ShapeRecognizer.distanceTolerance * size)
-        guard stray <= most else { return refuse(.tipOffTheShaft(stray: stray, most: most)) }
+        let isAskew = stray > most
+        if isAskew {
+            // A head drawn askew to its shaft, the shaft stopping within it beside its point:
+            // the arrow is aimed from the tail at the point, and the shaft's end lies off that
+            // line no farther than a one-stroke arrow's shaft may bow (`distanceTolerance` of
+            // the arrow's size).
+            let aimed = (tail - tip) / tail.distance(to: tip)
+            let (offset, mostOffset) = (abs(aimed.cross(end - tail)), ShapeRecognizer.distanceTolerance * arrowSize)
+            guard offset <= mostOffset else {
+                return refuse(
+                    .tipOffTheShaft(
+                        stray: stray, most: most, offset: offset / arrowSize,
+                        mostOffset: ShapeRecognizer.distanceTolerance))
+            }
+            axis = aimed
+            tip = headPoints.min { aimed.dot($0 - tail) < aimed.dot($1 - tail) }!
+        }
         guard let (first, second, farthestBack) = ArrowFit.barbEnds(of: headPoints, from: 0, tip: tip, axis: axis)
         else { return refuse(.headOnOneSide) }
         let barbs = (headPoints[first], headPoints[second])
+        if isAskew {
+            // Drawn askew, the shaft must still end within the head, nearer its point than the
+            // barbs' ends: a stroke that ends at a barb's end goes on round an outline (a
+            // terminator's end, a data box's corner), as no shaft does.
+            let (toTip, toBarb) = (end.distance(to: tip), min(end.distance(to: barbs.0), end.distance(to: barbs.1)))
+            let pastTheTip = axis.dot(end - tip) < 0
+            guard toTip <= toBarb, !pastTheTip else {
+                return refuse(.askewShaftAtABarb(toTip: toTip, toBarb: toBarb, pastTheTip: pastTheTip))
+            }
+        }
         // The head's stroke turns at the tip at least as sharply as a stroke turns from its
         // shaft into its head (`sharpTurn`): a "<", not a stroke across the shaft's end.
         let (firstArm, secondArm) = (barbs.0 - tip, barbs.1 - tip)
@@ -160,7 +204,6 @@ struct TwoStrokeArrow {
         let fit = ArrowFit(
             tail: tail, tip: tip, barbs: barbs, axis: axis,
             drawnSides: [shaft.lastRun, [tip, barbs.0], [tip, barbs.1]], headPoints: headPoints.indices)
-        let arrowSize = StrokeResampling.diameter(of: headPoints + shaft.extent)
         guard shaft.corners.count > 2 else {
             let shape = RecognizedShape(kind: .arrow, points: fit.symmetricPolyline)
             return .success(TwoStrokeArrow(fit: fit, headPoints: headPoints, size: arrowSize, shape: shape))
