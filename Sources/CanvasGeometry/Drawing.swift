@@ -58,21 +58,30 @@ public enum Drawing {
         }
     }
 
-    /// The arrow that the stroke `id` of `points` makes with the stroke drawn just before it
-    /// (a shaft and a head drawn on its own, in either order:
-    /// `ShapeRecognizer.recognizeArrow`), as it replaces both: the two strokes the room
-    /// shows erased entirely, then the arrow added as `shapeID`, a polyline (`is_shape`)
-    /// with the same pen. Nil when the two make no arrow.
+    /// The arrow that the stroke `id` of `points` makes with the strokes drawn just before it,
+    /// `previous` (one or two, the earlier first): with one, a shaft and a head drawn on its
+    /// own, in either order (`ShapeRecognizer.recognizeArrow(drawnFirst:then:)`); with two,
+    /// a shaft and a head drawn in two strokes, in any order
+    /// (`ShapeRecognizer.recognizeArrow(drawnFirst:then:then:)`). As it replaces them: the
+    /// strokes the room shows erased entirely, then the arrow added as `shapeID`, a polyline
+    /// (`is_shape`) with the same pen. Nil when they make no arrow (or `previous` holds
+    /// neither one nor two strokes).
     public static func arrowJoining(
-        _ previous: PreviousStroke, _ points: [Point], weight: Double, colour: Colour, id: StrokeID,
+        _ previous: [PreviousStroke], _ points: [Point], weight: Double, colour: Colour, id: StrokeID,
         shapeID: StrokeID
     ) -> Result? {
-        let arrow = ShapeRecognizer.recognizeArrow(drawnFirst: previous.drawnPoints, then: points)
+        let arrow: RecognizedShape
+        switch previous.count {
+        case 1: arrow = ShapeRecognizer.recognizeArrow(drawnFirst: previous[0].drawnPoints, then: points)
+        case 2:
+            arrow = ShapeRecognizer.recognizeArrow(
+                drawnFirst: previous[0].drawnPoints, then: previous[1].drawnPoints, then: points)
+        default: return nil
+        }
         guard arrow.kind != .none, !arrow.points.isEmpty else { return nil }
-        let erased: [Operation] = [
-            .delete(previous.shown, start: 0, end: Double(max(previous.shownPointCount - 1, 1))),
-            .delete(id, start: 0, end: Double(max(points.count - 1, 1))),
-        ]
+        let erased: [Operation] =
+            previous.map { .delete($0.shown, start: 0, end: Double(max($0.shownPointCount - 1, 1))) }
+            + [.delete(id, start: 0, end: Double(max(points.count - 1, 1)))]
         let operations = erased + adding(arrow, weight: weight, colour: colour, as: shapeID)
         return Result(operations: operations, shape: arrow.kind)
     }

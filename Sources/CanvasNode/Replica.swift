@@ -36,11 +36,12 @@ public struct Replica: Sendable {
     private var redoable: [HistoryEntry] = []
     /// Strokes begun here and not ended yet (`LocalAction.begin`), drawn while the pen moves.
     public private(set) var liveStrokes: Set<StrokeID> = []
-    /// The last stroke drawn here with recognition on, when it was left as drawn or
-    /// recognised as a line and nothing else was done here since: the next stroke to end
-    /// here (a `draw`, or the `end` of a live stroke, whenever it began) may make an arrow
-    /// with it, one the head and the other the shaft (`Drawing.arrowJoining`).
-    private var arrowPart: ArrowPart?
+    /// The last strokes drawn here with recognition on (at most two, the earlier first),
+    /// each left as drawn or recognised as a line, with nothing else done here since: the
+    /// next stroke to end here (a `draw`, or the `end` of a live stroke, whenever it began)
+    /// may make an arrow with the last (one the head and the other the shaft), or else with
+    /// both (a shaft and a head drawn in two strokes: `Drawing.arrowJoining`).
+    private var arrowParts: [ArrowPart] = []
 
     /// How many drawings and erasures undo can take back.
     public static let historyLimit = 200
@@ -95,12 +96,12 @@ public struct Replica: Sendable {
     /// stroke (with the shape recognised in it, if asked), or the deletions an eraser
     /// path makes. Nothing is applied: `apply(_:)` each operation.
     public mutating func edit(for action: LocalAction) -> LocalEdit {
-        // The stroke drawn before may make an arrow with the next stroke drawn, and with no
-        // later one: any action but a stroke's beginning and its points takes it.
-        let arrowPart = self.arrowPart
+        // The strokes drawn before may make an arrow with the next stroke drawn, and with no
+        // later one: any action but a stroke's beginning and its points takes them.
+        let arrowParts = self.arrowParts
         switch action {
         case .begin, .extend: break
-        case .draw, .end, .erase, .undo, .redo: self.arrowPart = nil
+        case .draw, .end, .erase, .undo, .redo: self.arrowParts = []
         }
         switch action {
         case .draw(let points, let weight, let colour, let recognize):
@@ -108,7 +109,7 @@ public struct Replica: Sendable {
             let shapeID = recognize ? nextStrokeID(after: id) : id
             if recognize,
                 let arrow = arrow(
-                    joining: points, with: arrowPart, weight: weight, colour: colour, id: id, shapeID: shapeID)
+                    joining: points, with: arrowParts, weight: weight, colour: colour, id: id, shapeID: shapeID)
             {
                 let drawn = Drawing.draw(points, weight: weight, colour: colour, recognize: false, id: id, shapeID: id)
                 record(.drawn(id))
@@ -119,7 +120,7 @@ public struct Replica: Sendable {
             if !drawn.operations.isEmpty { record(.drawn(id)) }
             if drawn.shape != .none { record(.shape(shapeID, replacing: id, erasedBefore: IntervalSet())) }
             if recognize, !drawn.operations.isEmpty {
-                self.arrowPart = ArrowPart(drawn: id, shape: drawn.shape, as: shapeID)
+                self.arrowParts = Self.parts(arrowParts, then: ArrowPart(drawn: id, shape: drawn.shape, as: shapeID))
             }
             return LocalEdit(operations: drawn.operations, shape: drawn.shape)
         case .begin(let points, let weight, let colour):
@@ -145,7 +146,7 @@ public struct Replica: Sendable {
             record(.drawn(id))
             if stroke.erased.isEmpty,
                 let arrow = arrow(
-                    joining: stroke.points, with: arrowPart, weight: header.weight, colour: header.colour, id: id,
+                    joining: stroke.points, with: arrowParts, weight: header.weight, colour: header.colour, id: id,
                     shapeID: shapeID)
             {
                 record(arrow.entry)
@@ -154,7 +155,7 @@ public struct Replica: Sendable {
             let shape = Drawing.shapeReplacing(
                 stroke.points, weight: header.weight, colour: header.colour, id: id, shapeID: shapeID)
             if shape.shape != .none { record(.shape(shapeID, replacing: id, erasedBefore: stroke.erased)) }
-            self.arrowPart = ArrowPart(drawn: id, shape: shape.shape, as: shapeID)
+            self.arrowParts = Self.parts(arrowParts, then: ArrowPart(drawn: id, shape: shape.shape, as: shapeID))
             return LocalEdit(operations: shape.operations, shape: shape.shape)
         case .erase(let points, let radius):
             let index = eraserIndex ?? SpatialIndex(document: document)
@@ -196,29 +197,48 @@ public struct Replica: Sendable {
         }
     }
 
+    /// The strokes that may make an arrow with the next: the last of `parts` and `part` (nil
+    /// when the stroke just drawn can be no part of one: none).
+    private static func parts(_ parts: [ArrowPart], then part: ArrowPart?) -> [ArrowPart] {
+        guard let part else { return [] }
+        return parts.suffix(1) + [part]
+    }
+
     /// The arrow that the stroke `id` of `points`, drawn with recognition on, makes with the
-    /// stroke drawn here just before it (`arrowPart`), with the step that undoes it (the
-    /// arrow taken away, both strokes brought back as they were shown); nil when there is no
-    /// such stroke, it was drawn with another pen, or any of it was erased since, or the two
-    /// make no arrow.
+    /// strokes drawn here just before it (`arrowParts`): with the last (a shaft and a head),
+    /// or else with the last two (a shaft and a head drawn in two strokes); with the step that
+    /// undoes it (the arrow taken away, the strokes brought back as they were shown). Nil
+    /// when they make none, or a stroke it would take was drawn with another pen or had any
+    /// of it erased since.
     private func arrow(
-        joining points: [Point], with part: ArrowPart?, weight: Double, colour: Colour, id: StrokeID,
+        joining points: [Point], with parts: [ArrowPart], weight: Double, colour: Colour, id: StrokeID,
         shapeID: StrokeID
     ) -> (operations: [Operation], shape: ShapeKind, entry: HistoryEntry)? {
-        guard let part, let drawn = document[part.drawn], let shown = document[part.shown], let header = shown.header,
-            header.weight == weight, header.colour == colour, shown.erased.isEmpty,
-            let joined = Drawing.arrowJoining(
+        // Each part as `arrowJoining` takes it, while the strokes are as drawn, with this pen.
+        var previous: [Drawing.PreviousStroke] = []
+        for part in parts.reversed() {
+            guard let drawn = document[part.drawn], let shown = document[part.shown], let header = shown.header,
+                header.weight == weight, header.colour == colour, shown.erased.isEmpty
+            else { break }
+            previous.insert(
                 Drawing.PreviousStroke(
                     drawnPoints: drawn.points, shown: part.shown, shownPointCount: shown.points.count),
-                points, weight: weight, colour: colour, id: id, shapeID: shapeID)
-        else { return nil }
-        let entry = HistoryEntry.replaced(
-            removing: [shapeID],
-            restoring: [
-                Restoration(stroke: id, erasedBefore: IntervalSet()),
-                Restoration(stroke: part.shown, erasedBefore: IntervalSet()),
-            ])
-        return (joined.operations, joined.shape, entry)
+                at: 0)
+        }
+        // The last stroke alone first, then the last two.
+        for count in [1, 2] where count <= previous.count {
+            let taken = Array(previous.suffix(count))
+            guard
+                let joined = Drawing.arrowJoining(
+                    taken, points, weight: weight, colour: colour, id: id, shapeID: shapeID)
+            else { continue }
+            let entry = HistoryEntry.replaced(
+                removing: [shapeID],
+                restoring: [Restoration(stroke: id, erasedBefore: IntervalSet())]
+                    + taken.reversed().map { Restoration(stroke: $0.shown, erasedBefore: IntervalSet()) })
+            return (joined.operations, joined.shape, entry)
+        }
+        return nil
     }
 
     /// The first `AUTHOR_N` past the counter (and past `after`) that names no stroke yet.

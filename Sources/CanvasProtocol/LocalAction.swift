@@ -81,18 +81,21 @@ public enum StrokeSample {
         return try Validate.points(points, "points")
     }
 
-    /// The two strokes of `canvas recognize --two-strokes`, drawn one after the other:
-    /// `strokes`, an array of exactly two; errors name the field (`strokes[1][3][0]: …`).
-    public static func strokePair(from bytes: some Collection<UInt8>) throws(ProtocolError) -> ([Point], [Point]) {
+    /// The strokes of `canvas recognize --two-strokes` or `--three-strokes`, drawn one after
+    /// the other: `strokes`, an array of exactly `count`; errors name the field
+    /// (`strokes[1][3][0]: …`).
+    public static func strokesDrawnTogether(
+        _ count: Int, from bytes: some Collection<UInt8>
+    ) throws(ProtocolError) -> [[Point]] {
         let members = try Validate.object(try JSONValue(parsing: bytes), "")
         guard members["strokes"] != nil, members["strokes"] != .null else {
             throw ProtocolError(.missingField, path: "strokes", "missing field")
         }
         let strokes = try self.strokes(in: members)
-        guard strokes.count == 2 else {
-            throw ProtocolError(.invalidValue, path: "strokes", "two strokes expected, found \(strokes.count)")
+        guard strokes.count == count else {
+            throw ProtocolError(.invalidValue, path: "strokes", "\(count) strokes expected, found \(strokes.count)")
         }
-        return (strokes[0], strokes[1])
+        return strokes
     }
 
     /// A labelled gesture of the recognition data (../shared/data): its `label` when it is

@@ -22,7 +22,9 @@ struct Recognize: ParsableCommand {
             (a shaky hand), how it was smoothed before fitting. With --two-strokes, each line \
             holds "strokes": [[[x, y], …], [[x, y], …]], two strokes drawn one after the other, and \
             the shape printed is the arrow they make together (a shaft and a head drawn on its own, \
-            in either order) or none. See docs/recognition.md.
+            in either order) or none; with --three-strokes, three strokes, the arrow a shaft and a \
+            head drawn in two strokes (two barbs apart, or a closed head's sides) make, in any \
+            order. See docs/recognition.md.
             """
     )
 
@@ -34,6 +36,13 @@ struct Recognize: ParsableCommand {
 
     @Flag(help: "Read two strokes a line (\"strokes\") and print the arrow they make together.")
     var twoStrokes = false
+
+    @Flag(help: "Read three strokes a line (\"strokes\") and print the arrow they make together.")
+    var threeStrokes = false
+
+    func validate() throws {
+        if twoStrokes && threeStrokes { throw ValidationError("--two-strokes and --three-strokes exclude each other") }
+    }
 
     func run() throws {
         let name = file.map { $0 == "-" ? "<stdin>" : $0 } ?? "<stdin>"
@@ -50,9 +59,19 @@ struct Recognize: ParsableCommand {
                 let explanation: RecognitionExplanation?
                 let shape: RecognizedShape
                 if twoStrokes {
-                    let (first, second) = try StrokeSample.strokePair(from: line)
-                    explanation = explain ? ShapeRecognizer.explainArrow(drawnFirst: first, then: second) : nil
-                    shape = explanation?.shape ?? ShapeRecognizer.recognizeArrow(drawnFirst: first, then: second)
+                    let strokes = try StrokeSample.strokesDrawnTogether(2, from: line)
+                    explanation = explain ? ShapeRecognizer.explainArrow(drawnFirst: strokes[0], then: strokes[1]) : nil
+                    shape =
+                        explanation?.shape ?? ShapeRecognizer.recognizeArrow(drawnFirst: strokes[0], then: strokes[1])
+                } else if threeStrokes {
+                    let strokes = try StrokeSample.strokesDrawnTogether(3, from: line)
+                    explanation =
+                        explain
+                        ? ShapeRecognizer.explainArrow(drawnFirst: strokes[0], then: strokes[1], then: strokes[2])
+                        : nil
+                    shape =
+                        explanation?.shape
+                        ?? ShapeRecognizer.recognizeArrow(drawnFirst: strokes[0], then: strokes[1], then: strokes[2])
                 } else {
                     let points = try StrokeSample.points(from: line)
                     explanation = explain ? ShapeRecognizer.explain(points) : nil

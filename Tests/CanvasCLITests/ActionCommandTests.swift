@@ -154,12 +154,39 @@ struct ActionCommandTests {
         #expect(refused.contains { $0.hasPrefix("not fitted: the first stroke as the shaft") }, "\(refused)")
         #expect(
             outcome.standardError == """
-                <stdin>:3: error: strokes: two strokes expected, found 1
+                <stdin>:3: error: strokes: 2 strokes expected, found 1
                 <stdin>:4: error: strokes: missing field
 
                 """)
         let plain = try CanvasCommand.run(["recognize", "--two-strokes"], input: arrow + "\n")
         #expect(plain.standardOutput.hasPrefix(#"{"shape":"arrow","points":[[0,"#), "\(plain.standardOutput)")
+    }
+
+    /// `canvas recognize --three-strokes`: a shaft and its two barbs drawn apart print the
+    /// arrow they make (with --explain, which stroke was read as the shaft); a line of two
+    /// strokes is an error naming the field; `--two-strokes` with it is refused.
+    @Test func recognizeReadsThreeStrokesAsOneArrow() throws {
+        let arrow = #"{"strokes":[[[0,0],[50,1],[100,0],[150,1],[200,0]],[[170,25],[185,12],[202,0]],"#
+            + #"[[202,0],[185,-12],[170,-25]]]}"#
+        let outcome = try CanvasCommand.run(
+            ["recognize", "--three-strokes", "--explain"],
+            input: """
+                \(arrow)
+                {"strokes":[[[0,0],[1,1]],[[2,2],[3,3]]]}
+
+                """)
+        #expect(outcome.status == 1)
+        let lines = outcome.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.count == 1)
+        let object = try #require(JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        #expect(object["shape"] as? String == "arrow")
+        let readings = try #require(object["explain"] as? [[String: Any]])
+        let chosen = readings.first { $0["verdict"] as? String == "chosen" }
+        #expect((chosen?["fitted_to"] as? String)?.hasPrefix("the first stroke as the shaft") == true, "\(readings)")
+        #expect(outcome.standardError == "<stdin>:2: error: strokes: 3 strokes expected, found 2\n")
+        let both = try CanvasCommand.run(["recognize", "--two-strokes", "--three-strokes"], input: arrow + "\n")
+        #expect(both.status != 0)
+        #expect(both.standardError.contains("--two-strokes and --three-strokes exclude each other"))
     }
 
     /// `canvas recognize --explain` on one stroke: the shape recognised and every shape

@@ -375,6 +375,66 @@ import Testing
         #expect(arrows([Self.draw(Self.roughRectangle, recognize: true), head]) == 0, "a rectangle is no shaft")
     }
 
+    /// A shaft and its head's two barbs drawn one after the other (recognition on), the
+    /// barbs in either order: the third stroke makes one arrow of all three (each barb alone
+    /// is a line, and no two of them an arrow), the three strokes as they showed erased
+    /// entirely; one undo brings all three back as they showed. Not when a barb was drawn
+    /// with another pen, nor with anything done in between.
+    @Test func aShaftAndTwoBarbsDrawnApartMakeOneArrow() {
+        let upper = Array(Self.head[...3])
+        let lower = Array(Self.head[3...])
+        for barbs in [(upper, lower), (lower.reversed(), upper.reversed())] {
+            var replica = Replica(author: "me")
+            #expect(replica.edit(for: Self.draw(Self.shaft, recognize: true)).shape == .line)
+            Self.perform(Self.draw(Self.shaft, recognize: true), on: &replica)
+            let first = replica.edit(for: Self.draw(barbs.0, recognize: true))
+            #expect(first.shape == .line, "a barb alone is a line")
+            for operation in first.operations { _ = replica.apply(operation) }
+            let shown = Self.visiblePoints(replica)
+            #expect(shown.count == 2)
+            let edit = replica.edit(for: Self.draw(Array(barbs.1), recognize: true))
+            #expect(edit.shape == .arrow)
+            let deleted = edit.operations.compactMap { operation -> String? in
+                guard case .delete(let id, _, _) = operation else { return nil }
+                return id.rawValue
+            }
+            #expect(deleted == ["me_2", "me_4", "me_5"], "the shaft's line, the first barb's line, the second barb")
+            for operation in edit.operations { _ = replica.apply(operation) }
+            let arrow = Self.visiblePoints(replica)
+            #expect(arrow.keys.map(\.rawValue) == ["me_6"], "the arrow alone shows: \(arrow.keys)")
+            let points = arrow[StrokeID("me_6")] ?? []
+            #expect(points.count == 5)
+            #expect(points.first.map { $0.distance(to: Point(x: 0, y: 0)) < 2 } == true, "tail \(points)")
+            #expect(points.dropFirst().first.map { $0.distance(to: Point(x: 203, y: 0)) < 2 } == true, "tip \(points)")
+            Self.perform(.undo, on: &replica)
+            #expect(
+                Set(Self.visiblePoints(replica).values.map { $0.count }) == Set(shown.values.map(\.count) + [4]),
+                "undone: the two lines and the second barb as drawn")
+            #expect(Self.visiblePoints(replica).count == 3)
+        }
+        func arrows(_ actions: [LocalAction]) -> Int {
+            var replica = Replica(author: "me")
+            var made = 0
+            for action in actions {
+                let edit = replica.edit(for: action)
+                if edit.shape == .arrow { made += 1 }
+                for operation in edit.operations { _ = replica.apply(operation) }
+            }
+            return made
+        }
+        let (shaft, upperBarb, lowerBarb) = (
+            Self.draw(Self.shaft, recognize: true), Self.draw(upper, recognize: true), Self.draw(lower, recognize: true)
+        )
+        #expect(arrows([shaft, upperBarb, lowerBarb]) == 1)
+        #expect(arrows([upperBarb, lowerBarb, shaft]) == 1, "the head first")
+        let red = LocalAction.draw(
+            points: upper, weight: 2, colour: Colour(red: 200, green: 0, blue: 0), recognize: true)
+        #expect(arrows([shaft, red, lowerBarb]) == 0, "a barb of another colour")
+        #expect(arrows([shaft, upperBarb, .erase(points: [Point(x: 500, y: 500)], radius: 5), lowerBarb]) == 0)
+        #expect(arrows([shaft, Self.draw(upper), lowerBarb]) == 0, "a barb drawn without recognition")
+        #expect(arrows([shaft, Self.draw(Self.roughRectangle, recognize: true), upperBarb, lowerBarb]) == 0)
+    }
+
     /// Two pens down at once: the stroke lifted first is the one before. A shaft and a head
     /// drawn live with two pens, the head begun first and lifted last, make the arrow; lifted
     /// in the other order too.

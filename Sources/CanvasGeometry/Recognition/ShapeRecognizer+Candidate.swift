@@ -15,6 +15,9 @@ extension ShapeRecognizer {
         /// An arrow of two strokes (`TwoStrokeArrow`): the first the shaft and the second the
         /// head, or the other way round, its head open or closed (nil: not yet known).
         case twoStrokes(shaftFirst: Bool, splitHead: Bool, closedHead: Bool?)
+        /// An arrow of three strokes: stroke `shaft` (0 the first drawn) the shaft, the other
+        /// two joined into its head (`TwoStrokeArrow.joinedHead`), open or closed (nil: not yet known).
+        case threeStrokes(shaft: Int, closedHead: Bool?)
 
         /// What of the stroke an arrow was read on.
         enum ArrowReading {
@@ -56,6 +59,10 @@ extension ShapeRecognizer {
                     + (splitHead ? " and a barb" : "")
                     + (shaftFirst ? ", the second as the " : ", the first as the ")
                     + (splitHead ? "other barb" : "head")
+                    + (closedHead.map { $0 ? ", a closed head" : ", an open head" } ?? "")
+            case .threeStrokes(let shaft, let closedHead):
+                "the \(["first", "second", "third"][min(shaft, 2)]) stroke as the shaft, "
+                    + "the other two joined as the head"
                     + (closedHead.map { $0 ? ", a closed head" : ", an open head" } ?? "")
             }
         }

@@ -64,6 +64,8 @@ struct TwoStrokeArrow {
         case shaftShortOfTheHead(gap: Double, reach: Double)
         /// The head is no head (`ArrowFit.headRefusal`).
         case head(ArrowFit.Refusal)
+        /// A head drawn in two strokes whose nearest ends lie `gap` apart, more than `most`.
+        case headStrokesApart(gap: Double, most: Double)
 
         /// In words, lengths as fractions of `size` (the head's).
         func description(size: Double) -> String {
@@ -96,6 +98,9 @@ struct TwoStrokeArrow {
                 "the shaft ends \(figure(gap)) of the head's size behind the head's point, short of its barbs "
                     + "(they reach \(figure(reach)) back)"
             case .head(let refusal): refusal.description(size: size)
+            case .headStrokesApart(let gap, let most):
+                "the head's two strokes do not meet: their nearest ends lie \(figure(gap)) of the head's size apart "
+                    + "(> \(figure(most)))"
             }
         }
     }
@@ -258,6 +263,29 @@ struct TwoStrokeArrow {
         return read(shaft: Array(points[...tipIndex]), head: head, decidingOnly: decidingOnly)
     }
 
+    /// A head drawn in two strokes, `first` and `second` (two barbs drawn apart, or a closed
+    /// head's base and its two sides), as one stroke: joined where their nearest ends meet,
+    /// within `distanceTolerance` of the head's size, as a split head's barbs meet at the tip
+    /// (`read(shaftAndBarb:barb:decidingOnly:)`); the head it makes is then read as any head
+    /// drawn apart.
+    static func joinedHead(_ first: [Point], _ second: [Point]) -> Result<[Point], Refused> {
+        guard !first.isEmpty, !second.isEmpty else { return .failure(Refused(refusal: .headWithoutLength, size: 1)) }
+        // Each stroke's end that meets the other: the pair of ends nearest each other.
+        let ends = [(false, false), (false, true), (true, false), (true, true)].map { firstReversed, secondReversed in
+            let (last, start) = (firstReversed ? first[0] : first[first.count - 1],
+                                 secondReversed ? second[second.count - 1] : second[0])
+            return (firstReversed, secondReversed, gap: last.distance(to: start))
+        }
+        let (firstReversed, secondReversed, gap) = ends.min { $0.gap < $1.gap }!
+        let head = (firstReversed ? first.reversed() : first) + (secondReversed ? second.reversed() : second)
+        let size = StrokeResampling.diameter(of: head)
+        let most = ShapeRecognizer.distanceTolerance * size
+        guard gap <= most else {
+            return .failure(Refused(refusal: .headStrokesApart(gap: gap, most: most), size: size))
+        }
+        return .success(head)
+    }
+
     /// The shaft `stroke` draws, its end nearer `head` (equally spaced points) last: a line
     /// (`ShapeRecognizer.line`), or else an elbow shaft (`elbowShaft`); why it is neither,
     /// in words.
@@ -348,43 +376,48 @@ extension ShapeRecognizer {
     /// twice an `.elbowArrow` (tail, bends, tip, barb, tip, barb), its bends made right
     /// angles.
     public static func recognizeArrow(drawnFirst first: [Point], then second: [Point]) -> RecognizedShape {
-        let search = twoStrokeArrowCandidates(first, second, decidingOnly: true)
-        return search.chosen.map { search.candidates[$0].shape } ?? .none
+        twoStrokeArrowReadings(first, second, decidingOnly: true).chosenShape
     }
 
     /// What `recognizeArrow` decides and why: each reading (either stroke for the shaft), its
     /// heads' scores against the head's stroke and the test that refused it.
     public static func explainArrow(drawnFirst first: [Point], then second: [Point]) -> RecognitionExplanation {
-        let search = twoStrokeArrowCandidates(first, second, decidingOnly: false)
-        var hypotheses: [RecognitionExplanation.Hypothesis] = search.candidates.indices.map { index in
-            let candidate = search.candidates[index]
-            let verdict =
-                index == search.chosen
-                ? "chosen" : candidate.refusal.map { "refused: " + $0 } ?? "passes, but another reading is closer"
-            return RecognitionExplanation.Hypothesis(candidate, verdict: verdict)
-        }
-        for (reading, refusal) in search.refusals {
-            hypotheses.append(.init(kind: .arrow, verdict: "not fitted: \(reading): \(refusal)"))
-        }
-        return RecognitionExplanation(
-            shape: search.chosen.map { search.candidates[$0].shape } ?? .none, hypotheses: hypotheses)
+        twoStrokeArrowReadings(first, second, decidingOnly: false).explanation
     }
 
-    /// The candidates of both readings of two strokes (each stroke the shaft in turn), the
-    /// index of the one chosen (the closest that passes), and why a reading gave none, in words.
-    static func twoStrokeArrowCandidates(
-        _ first: [Point], _ second: [Point], decidingOnly: Bool
-    ) -> (candidates: [Candidate], chosen: Int?, refusals: [(String, String)]) {
+    /// The arrow that three strokes drawn one after the other make together, `first`, then
+    /// `second`, then `third`: a shaft (a line, or bent at right angles) and a head drawn in
+    /// two strokes (two barbs apart, or a closed head's sides), in any order, the head's two
+    /// strokes meeting at an end (`TwoStrokeArrow.joinedHead`); `.none` when they make none.
+    /// The shape is what `recognizeArrow(drawnFirst:then:)` makes of a shaft and a head.
+    public static func recognizeArrow(
+        drawnFirst first: [Point], then second: [Point], then third: [Point]
+    ) -> RecognizedShape {
+        threeStrokeArrowReadings([first, second, third], decidingOnly: true).chosenShape
+    }
+
+    /// What `recognizeArrow(drawnFirst:then:then:)` decides and why: each reading (each
+    /// stroke for the shaft), its heads' scores and the test that refused it.
+    public static func explainArrow(
+        drawnFirst first: [Point], then second: [Point], then third: [Point]
+    ) -> RecognitionExplanation {
+        threeStrokeArrowReadings([first, second, third], decidingOnly: false).explanation
+    }
+
+    /// The readings of strokes drawn one after the other as one arrow: the candidates of
+    /// those that gave an arrow (its head open and closed) and why the others gave none.
+    struct ArrowReadings {
+        var decidingOnly: Bool
         var candidates: [Candidate] = []
-        var refusals: [(String, String)] = []
-        /// Appends the candidates of `reading`, or why it gave none.
-        func add(_ reading: Result<TwoStrokeArrow, TwoStrokeArrow.Refused>, shaftFirst: Bool, splitHead: Bool) {
+        var refusals: [(reading: String, refusal: String)] = []
+
+        /// Adds what `reading` gave, read as `fittedTo` says (its head open or closed, or nil
+        /// when it gave none).
+        mutating func add(_ reading: Result<TwoStrokeArrow, TwoStrokeArrow.Refused>, _ fittedTo: (Bool?) -> FittedTo) {
             switch reading {
             case .failure(let refused):
                 if !decidingOnly {
-                    refusals.append(
-                        (FittedTo.twoStrokes(shaftFirst: shaftFirst, splitHead: splitHead, closedHead: nil).description,
-                         refused.refusal.description(size: refused.size)))
+                    refusals.append((fittedTo(nil).description, refused.refusal.description(size: refused.size)))
                 }
             case .success(let arrow):
                 let length = StrokeResampling.length(of: arrow.headPoints)
@@ -396,30 +429,75 @@ extension ShapeRecognizer {
                                 arrow.headPoints, size: arrow.size, length: length, with: .arrow,
                                 sides: .each(arrow.headSides(closed: closed)), decidingOnly: decidingOnly,
                                 roundingCorners: false),
-                            size: arrow.size,
-                            fittedTo: .twoStrokes(shaftFirst: shaftFirst, splitHead: splitHead, closedHead: closed)))
+                            size: arrow.size, fittedTo: fittedTo(closed)))
                 }
             }
         }
+
+        /// Whether some reading gave an arrow that passes.
+        var anyAccepted: Bool { candidates.contains(where: \.isAccepted) }
+
+        /// The index of the closest candidate that passes.
+        var chosen: Int? {
+            candidates.indices.filter { candidates[$0].isAccepted }.min {
+                candidates[$0].relativeRMS < candidates[$1].relativeRMS
+            }
+        }
+
+        /// The arrow chosen, or `.none`.
+        var chosenShape: RecognizedShape { chosen.map { candidates[$0].shape } ?? .none }
+
+        /// Every reading, its scores and verdict.
+        var explanation: RecognitionExplanation {
+            let chosen = chosen
+            var hypotheses: [RecognitionExplanation.Hypothesis] = candidates.indices.map { index in
+                let candidate = candidates[index]
+                let verdict =
+                    index == chosen
+                    ? "chosen" : candidate.refusal.map { "refused: " + $0 } ?? "passes, but another reading is closer"
+                return RecognitionExplanation.Hypothesis(candidate, verdict: verdict)
+            }
+            for (reading, refusal) in refusals {
+                hypotheses.append(.init(kind: .arrow, verdict: "not fitted: \(reading): \(refusal)"))
+            }
+            return RecognitionExplanation(shape: chosenShape, hypotheses: hypotheses)
+        }
+    }
+
+    /// Both readings of two strokes (each stroke the shaft in turn), and when neither passes
+    /// the head split between them.
+    static func twoStrokeArrowReadings(_ first: [Point], _ second: [Point], decidingOnly: Bool) -> ArrowReadings {
+        var readings = ArrowReadings(decidingOnly: decidingOnly)
         for shaftFirst in [true, false] {
             let (shaft, head) = shaftFirst ? (first, second) : (second, first)
-            add(
-                TwoStrokeArrow.read(shaft: shaft, head: head, decidingOnly: decidingOnly), shaftFirst: shaftFirst,
-                splitHead: false)
+            readings.add(TwoStrokeArrow.read(shaft: shaft, head: head, decidingOnly: decidingOnly)) {
+                .twoStrokes(shaftFirst: shaftFirst, splitHead: false, closedHead: $0)
+            }
         }
         // When neither is an arrow: the head split between the strokes, one barb drawn on from
         // the shaft, the other apart.
-        if !candidates.contains(where: \.isAccepted) {
+        if !readings.anyAccepted {
             for shaftFirst in [true, false] {
                 let (shaft, barb) = shaftFirst ? (first, second) : (second, first)
-                add(
-                    TwoStrokeArrow.read(shaftAndBarb: shaft, barb: barb, decidingOnly: decidingOnly),
-                    shaftFirst: shaftFirst, splitHead: true)
+                readings.add(TwoStrokeArrow.read(shaftAndBarb: shaft, barb: barb, decidingOnly: decidingOnly)) {
+                    .twoStrokes(shaftFirst: shaftFirst, splitHead: true, closedHead: $0)
+                }
             }
         }
-        let chosen = candidates.indices.filter { candidates[$0].isAccepted }.min {
-            candidates[$0].relativeRMS < candidates[$1].relativeRMS
+        return readings
+    }
+
+    /// The readings of three strokes: each the shaft in turn, the other two joined into its
+    /// head (`TwoStrokeArrow.joinedHead`).
+    static func threeStrokeArrowReadings(_ strokes: [[Point]], decidingOnly: Bool) -> ArrowReadings {
+        var readings = ArrowReadings(decidingOnly: decidingOnly)
+        for shaft in strokes.indices {
+            let headStrokes = strokes.indices.filter { $0 != shaft }.map { strokes[$0] }
+            let reading = TwoStrokeArrow.joinedHead(headStrokes[0], headStrokes[1]).flatMap { head in
+                TwoStrokeArrow.read(shaft: strokes[shaft], head: head, decidingOnly: decidingOnly)
+            }
+            readings.add(reading) { .threeStrokes(shaft: shaft, closedHead: $0) }
         }
-        return (candidates, chosen, refusals)
+        return readings
     }
 }

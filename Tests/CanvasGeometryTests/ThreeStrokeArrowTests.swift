@@ -1,0 +1,98 @@
+import CanvasCore
+@testable import CanvasGeometry
+import Foundation
+import Testing
+
+/// An arrow drawn in three strokes, a shaft and a head drawn in two (its barbs apart, or a
+/// closed head's sides: `ShapeRecognizer.recognizeArrow(drawnFirst:then:then:)`): made
+/// whatever the order, size and direction; refused for three strokes that are no arrow.
+@Suite struct ThreeStrokeArrowTests {
+    /// Shafts of 30 to 3,000 px in any direction, and each barb (0.15–0.4 of the shaft,
+    /// 20–45° off it) drawn as a stroke of its own, from the tip or towards it, the shaft
+    /// stopping short of the tip by up to a fifth of a barb: in any of the six orders, one
+    /// arrow from the shaft's tail to the head's point; `explain` names the shaft's stroke.
+    @Test(arguments: RecognitionTests.seeds) func aShaftAndTwoBarbsDrawnApartAreOneArrow(seed: UInt64) {
+        var (pen, length, direction, tail, tip) = TwoStrokeArrowTests.shaftFrame(seed: seed)
+        let barb = length * pen.random(in: 0.15...0.4)
+        let end = tail + rotated(Point(x: length - barb * pen.random(in: 0...0.2), y: 0), by: direction)
+        let back = (tail - tip) / length * barb
+        var barbs = [pen.random(in: 0.35...0.8), -pen.random(in: 0.35...0.8)].map { spread in
+            pen.stroke(through: [tip, tip + rotated(back, by: spread)], samples: 20)
+        }
+        if seed % 2 == 0 { barbs[0].reverse() }
+        if seed % 3 == 0 { barbs[1].reverse() }
+        let shaft = pen.stroke(through: [tail, end], samples: 60)
+        let orders = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]]
+        let order = orders[Int(seed) % orders.count]
+        let strokes = order.map { [shaft, barbs[0], barbs[1]][$0] }
+        let shape = ShapeRecognizer.recognizeArrow(drawnFirst: strokes[0], then: strokes[1], then: strokes[2])
+        #expect(shape.kind == .arrow, "seed \(seed)")
+        guard shape.kind == .arrow, shape.points.count == 5 else { return }
+        #expect(shape.points[0].distance(to: tail) < 0.04 * length, "seed \(seed): tail \(shape.points[0])")
+        #expect(shape.points[1].distance(to: tip) < 0.04 * length, "seed \(seed): tip \(shape.points[1])")
+        let explanation = ShapeRecognizer.explainArrow(drawnFirst: strokes[0], then: strokes[1], then: strokes[2])
+        #expect(explanation.shape == shape, "seed \(seed)")
+        let chosen = explanation.hypotheses.first { $0.verdict == "chosen" }
+        let place = ["first", "second", "third"][order.firstIndex(of: 0)!]
+        #expect(
+            chosen?.fittedTo?.hasPrefix("the \(place) stroke as the shaft, the other two joined as the head") == true,
+            "seed \(seed): \(chosen?.fittedTo ?? "")")
+    }
+
+    /// A closed head drawn in two strokes (a "V" and the base across its ends, or one side
+    /// and then the other two), after the shaft: one arrow.
+    @Test func aClosedHeadDrawnInTwoStrokesMakesAnArrow() {
+        var pen = SyntheticPen(seed: 17, jitter: 0.5)
+        let shaft = pen.stroke(through: [Point(x: 0, y: 0), Point(x: 290, y: 0)], samples: 60)
+        let (tip, upper, lower) = (Point(x: 300, y: 0), Point(x: 250, y: 30), Point(x: 250, y: -30))
+        let heads: [(String, [Point], [Point])] = [
+            ("a V, then its base", pen.stroke(through: [upper, tip, lower], samples: 30),
+             pen.stroke(through: [lower, upper], samples: 20)),
+            ("a side, then the other two", pen.stroke(through: [upper, tip], samples: 20),
+             pen.stroke(through: [tip, lower, upper], samples: 30)),
+        ]
+        for (name, first, second) in heads {
+            let shape = ShapeRecognizer.recognizeArrow(drawnFirst: shaft, then: first, then: second)
+            #expect(shape.kind == .arrow, "\(name)")
+            #expect(shape.points.dropFirst().first.map { $0.distance(to: tip) < 6 } == true, "\(name): \(shape.points)")
+        }
+    }
+
+    /// Three strokes that are no arrow, each refused, in `explain`'s words where it matters:
+    /// barbs that do not meet (each 0.4 of the head apart at the tip), a "K" (a stem and two
+    /// strokes that meet at its middle), an "A" (two legs and a bar), an "F", an "H", an
+    /// asterisk of three crossing strokes, and three strokes side by side.
+    @Test func threeStrokesThatAreNoArrowAreRefused() {
+        var pen = SyntheticPen(seed: 19, jitter: 0.4)
+        func line(_ from: Point, _ to: Point) -> [Point] { pen.stroke(through: [from, to], samples: 30) }
+        let shaft = line(Point(x: 0, y: 0), Point(x: 300, y: 0))
+        let apart = ShapeRecognizer.explainArrow(
+            drawnFirst: shaft, then: line(Point(x: 300, y: 12), Point(x: 250, y: 40)),
+            then: line(Point(x: 300, y: -12), Point(x: 250, y: -40)))
+        #expect(apart.shape == .none)
+        #expect(
+            apart.hypotheses.contains { $0.verdict.contains("the head's two strokes do not meet") },
+            "\(apart.hypotheses.map(\.verdict))")
+        let cases: [(String, [[Point]])] = [
+            ("a K", [line(Point(x: 0, y: 0), Point(x: 0, y: 200)), line(Point(x: 100, y: 0), Point(x: 0, y: 100)),
+                     line(Point(x: 0, y: 100), Point(x: 100, y: 200))]),
+            ("an A", [line(Point(x: 0, y: 200), Point(x: 60, y: 0)), line(Point(x: 60, y: 0), Point(x: 120, y: 200)),
+                      line(Point(x: 25, y: 120), Point(x: 95, y: 120))]),
+            ("an F", [line(Point(x: 0, y: 0), Point(x: 0, y: 200)), line(Point(x: 0, y: 0), Point(x: 100, y: 0)),
+                      line(Point(x: 0, y: 90), Point(x: 70, y: 90))]),
+            ("an H", [line(Point(x: 0, y: 0), Point(x: 0, y: 200)), line(Point(x: 100, y: 0), Point(x: 100, y: 200)),
+                      line(Point(x: 0, y: 100), Point(x: 100, y: 100))]),
+            ("an asterisk", [line(Point(x: 0, y: -100), Point(x: 0, y: 100)),
+                             line(Point(x: -87, y: -50), Point(x: 87, y: 50)),
+                             line(Point(x: -87, y: 50), Point(x: 87, y: -50))]),
+            ("three lines side by side", [line(Point(x: 0, y: 0), Point(x: 200, y: 0)),
+                                          line(Point(x: 0, y: 40), Point(x: 200, y: 40)),
+                                          line(Point(x: 0, y: 80), Point(x: 200, y: 80))]),
+        ]
+        for (name, strokes) in cases {
+            #expect(
+                ShapeRecognizer.recognizeArrow(drawnFirst: strokes[0], then: strokes[1], then: strokes[2]) == .none,
+                "\(name)")
+        }
+    }
+}
