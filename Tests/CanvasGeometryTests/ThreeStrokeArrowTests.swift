@@ -61,7 +61,8 @@ import Testing
     /// Three strokes that are no arrow, each refused, in `explain`'s words where it matters:
     /// barbs that do not meet (each 0.4 of the head apart at the tip), a "K" (a stem and two
     /// strokes that meet at its middle), an "A" (two legs and a bar), an "F", an "H", an
-    /// asterisk of three crossing strokes, and three strokes side by side.
+    /// asterisk of three crossing strokes, a triangle drawn side by side, a "Z", and three
+    /// strokes side by side.
     @Test func threeStrokesThatAreNoArrowAreRefused() {
         var pen = SyntheticPen(seed: 19, jitter: 0.4)
         func line(_ from: Point, _ to: Point) -> [Point] { pen.stroke(through: [from, to], samples: 30) }
@@ -85,6 +86,11 @@ import Testing
             ("an asterisk", [line(Point(x: 0, y: -100), Point(x: 0, y: 100)),
                              line(Point(x: -87, y: -50), Point(x: 87, y: 50)),
                              line(Point(x: -87, y: 50), Point(x: 87, y: -50))]),
+            ("a triangle of three lines", [line(Point(x: 0, y: 0), Point(x: 200, y: 0)),
+                                           line(Point(x: 200, y: 0), Point(x: 100, y: 170)),
+                                           line(Point(x: 100, y: 170), Point(x: 0, y: 0))]),
+            ("a Z", [line(Point(x: 0, y: 0), Point(x: 100, y: 0)), line(Point(x: 100, y: 0), Point(x: 0, y: 100)),
+                     line(Point(x: 0, y: 100), Point(x: 100, y: 100))]),
             ("three lines side by side", [line(Point(x: 0, y: 0), Point(x: 200, y: 0)),
                                           line(Point(x: 0, y: 40), Point(x: 200, y: 40)),
                                           line(Point(x: 0, y: 80), Point(x: 200, y: 80))]),

@@ -321,6 +321,29 @@ class PageInABrowser(unittest.TestCase):
         b.wait(lambda: b.js(count) == strokes_before + 1 and b.js(shape) == 4, "the arrow again on page B")
         self.wait_converged("undo and redo of the arrow")
 
+        # 4e. A shaft, then its head's barbs each drawn as a stroke of its own: the shaft and
+        # the first barb become lines, and the second barb makes one arrow of all three on
+        # both pages; one undo brings back the three as they showed.
+        strokes_before = b.js(count)
+        shapes_before = b.js(shape)
+        a.drag(wobbly_line(150, 400, 260))
+        a.drag(rough_polyline([(372, 238), (402, 260)]))
+        for page in (a, b):
+            page.wait(lambda page=page: page.js(count) == strokes_before + 2,
+                      f"the shaft and the first barb on page {page.name}")
+        a.drag(rough_polyline([(402, 260), (372, 282)]))
+        for page in (a, b):
+            page.wait(lambda page=page: page.js(shape) == shapes_before + 1 and page.js(count) == strokes_before + 1,
+                      f"one arrow of the shaft and the two barbs on page {page.name}")
+        self.assertGreater(b.ink(280, 260, 4), 0, "the arrow's shaft")
+        self.assertGreater(b.ink(387, 249, 4), 0, "its first barb")
+        self.assertGreater(b.ink(387, 271, 4), 0, "its second barb")
+        self.wait_converged("the arrow of three strokes")
+        b.screenshot("4e-arrow-of-three-strokes")
+        a.click("undo")
+        b.wait(lambda: b.js(count) == strokes_before + 3, "the shaft and both barbs back on page B")
+        self.wait_converged("undo of the arrow of three strokes")
+
         # 5. The SVG the page downloads is `canvas export` of the room.
         a.focus()
         downloaded = self.browser.execute_async_script(

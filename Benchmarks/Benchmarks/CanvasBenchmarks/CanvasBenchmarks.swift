@@ -105,6 +105,17 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // Three strokes read as one arrow, as a node reads a stroke that made none with the one
+    // before it, after two lines: the 150-point shaft, then the head's barbs drawn apart,
+    // 25 points each from the tip (`ShapeRecognizer.recognizeArrow(drawnFirst:then:then:)`).
+    let (shaft, head) = (twoStrokeArrows()[0].1, twoStrokeArrows()[0].2)
+    let barbs = (Array(head[..<25]), Array(head[25...]))
+    Benchmark("recognition: three strokes, a shaft and two barbs") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(ShapeRecognizer.recognizeArrow(drawnFirst: shaft, then: barbs.0, then: barbs.1))
+        }
+    }
+
     // A LAN datagram of the largest payload (1,200 bytes) with a room key (issue 16): sealed
     // and opened (ChaCha20-Poly1305), against the HMAC-SHA-256 tag and its check that
     // datagrams carried before.

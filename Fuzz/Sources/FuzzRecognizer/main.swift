@@ -12,9 +12,9 @@ import FuzzDriver
 /// a diamond, opposite sides equal and parallel for a parallelogram, one or two right-angled
 /// bends and a head for an elbow arrow); and `recognize`
 /// decides as `explain` says, though it stops matching as soon as a shape cannot win. The
-/// same points split in two strokes (where the last byte says) make an arrow of two
-/// strokes (straight, or an elbow arrow with square bends) or none, as `explainArrow` says,
-/// with finite points.
+/// same points split in two strokes (where the last byte says), and the second again in two
+/// (where the byte before it says), make an arrow of two strokes and of three (straight, or
+/// an elbow arrow with square bends) or none, as `explainArrow` says, with finite points.
 func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data, size >= 1 else { return 0 }
     let scales: [Double] = [1, 1.0 / 64, 1e-300, 1e-160, 1e6, 1e150, 1e300, 3.7]
@@ -52,10 +52,25 @@ func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard expected else { fatalError("a \(shape.kind) of \(shape.points.count) points: \(shape.points)") }
     let split = Int(data[size - 1]) % (points.count + 1)
     let (first, second) = (Array(points[..<split]), Array(points[split...]))
-    let arrow = ShapeRecognizer.recognizeArrow(drawnFirst: first, then: second)
-    let explainedArrow = ShapeRecognizer.explainArrow(drawnFirst: first, then: second).shape
-    guard explainedArrow == arrow else {
-        fatalError("recognizeArrow found \(arrow.kind) \(arrow.points), explainArrow \(explainedArrow.kind)")
+    checkArrow(
+        ShapeRecognizer.recognizeArrow(drawnFirst: first, then: second),
+        explained: ShapeRecognizer.explainArrow(drawnFirst: first, then: second).shape, of: "two strokes")
+    // The second stroke split again where the byte before the last says: three strokes.
+    let secondSplit = Int(data[max(0, size - 2)]) % (second.count + 1)
+    let (middle, last) = (Array(second[..<secondSplit]), Array(second[secondSplit...]))
+    checkArrow(
+        ShapeRecognizer.recognizeArrow(drawnFirst: first, then: middle, then: last),
+        explained: ShapeRecognizer.explainArrow(drawnFirst: first, then: middle, then: last).shape,
+        of: "three strokes")
+    return 0
+}
+
+/// Stops when `arrow`, what strokes drawn one after the other made, is not what `explained`
+/// says they made, or is no arrow of finite points (straight, or an elbow arrow with square
+/// bends) nor none.
+func checkArrow(_ arrow: RecognizedShape, explained: RecognizedShape, of strokes: String) {
+    guard explained == arrow else {
+        fatalError("\(strokes): recognizeArrow found \(arrow.kind) \(arrow.points), explainArrow \(explained.kind)")
     }
     let isArrow: Bool =
         switch arrow.kind {
@@ -68,9 +83,8 @@ func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         default: false
         }
     guard isArrow, arrow.points.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else {
-        fatalError("two strokes made a \(arrow.kind) of \(arrow.points)")
+        fatalError("\(strokes) made a \(arrow.kind) of \(arrow.points)")
     }
-    return 0
 }
 
 /// Whether each two consecutive segments of the polyline `points` meet at a right angle, to

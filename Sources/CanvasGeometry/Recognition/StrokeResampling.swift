@@ -184,6 +184,9 @@ public enum StrokeResampling {
     /// The largest distance between two of the points: the stroke's size for every
     /// tolerance, whatever its shape or rotation.
     static func diameter(of points: [Point]) -> Double {
+        // Many points (a stroke as drawn, not its samples): only the corners of their hull can
+        // be the farthest apart, found without comparing every pair.
+        if points.count > hullDiameterThreshold { return hullDiameter(of: points) }
         // Squared: one square root at the end. The largest does not depend on the order
         // the pairs are taken in, so four at a time, each lane keeping its own, from the
         // coordinates in two arrays (four consecutive ones load at once).
@@ -214,5 +217,51 @@ public enum StrokeResampling {
             }
             return max(last, largest.max()).squareRoot()
         }
+    }
+
+    /// How many points `diameter` compares pair by pair; over it, it takes the hull.
+    static let hullDiameterThreshold = 256
+
+    /// The largest distance between two of `points`, from their convex hull (the monotone
+    /// chain) and its antipodal corners (rotating calipers): O(n log n) where comparing every
+    /// pair is O(n²) (a stroke of 30,000 points: 6 s). The farthest two points are corners of
+    /// the hull, and their squared distance is computed as the pairwise comparison computes
+    /// it, so both give the same figure.
+    static func hullDiameter(of points: [Point]) -> Double {
+        let sorted = points.sorted { ($0.x, $0.y) < ($1.x, $1.y) }
+        /// One chain of the hull: each point kept only while the chain turns left at it.
+        func chain(_ points: some Sequence<Point>) -> [Point] {
+            var chain: [Point] = []
+            for point in points {
+                while chain.count >= 2,
+                    (chain[chain.count - 1] - chain[chain.count - 2]).cross(point - chain[chain.count - 2]) <= 0
+                {
+                    chain.removeLast()
+                }
+                chain.append(point)
+            }
+            return chain
+        }
+        // Anticlockwise, each end once, no three corners in a line.
+        let hull = Array(chain(sorted).dropLast()) + Array(chain(sorted.reversed()).dropLast())
+        func squaredDistance(_ a: Point, _ b: Point) -> Double {
+            let (dx, dy) = (a.x - b.x, a.y - b.y)
+            return dx * dx + dy * dy
+        }
+        guard hull.count > 2 else {
+            return hull.count == 2 ? squaredDistance(hull[0], hull[1]).squareRoot() : 0
+        }
+        // For each side, the corner farthest from its line (which only moves on as the side
+        // does), and its distance from either end of the side.
+        var (largest, far) = (0.0, 1)
+        for i in hull.indices {
+            let (start, end) = (hull[i], hull[(i + 1) % hull.count])
+            let side = end - start
+            while side.cross(hull[(far + 1) % hull.count] - start) > side.cross(hull[far] - start) {
+                far = (far + 1) % hull.count
+            }
+            largest = max(largest, squaredDistance(start, hull[far]), squaredDistance(end, hull[far]))
+        }
+        return largest.squareRoot()
     }
 }
