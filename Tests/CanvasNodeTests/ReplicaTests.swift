@@ -479,7 +479,8 @@ import Testing
     }
 
     /// Undo and redo are ordinary operations: a replica that receives them in any order
-    /// converges with the one that made them (recognised shapes among the drawings).
+    /// converges with the one that made them (recognised shapes among the drawings, and
+    /// arrows of two and three strokes).
     @Test func undoAndRedoConvergeOnOtherReplicas() {
         var generator = SplitMix64(seed: announcedSeed())
         var mine = Replica(author: "me")
@@ -489,12 +490,20 @@ import Testing
         #expect(arrow.shape == .arrow, "a line and a head: one arrow of both")
         for operation in arrow.operations { _ = mine.apply(operation) }
         sent += arrow.operations
+        let barbs = [Array(Self.head[...3]), Array(Self.head[3...])]
+        sent += Self.perform(Self.draw(Self.shaft, recognize: true), on: &mine)
+        sent += Self.perform(Self.draw(barbs[0], recognize: true), on: &mine)
+        let arrowOfThree = mine.edit(for: Self.draw(barbs[1], recognize: true))
+        #expect(arrowOfThree.shape == .arrow, "a line and two barbs: one arrow of the three")
+        for operation in arrowOfThree.operations { _ = mine.apply(operation) }
+        sent += arrowOfThree.operations
         for _ in 0..<40 {
             let roll = Double.random(in: 0..<1, using: &generator)
             let action: LocalAction =
                 roll < 0.1 ? Self.draw(Self.roughRectangle.map { $0 + Point(x: roll * 500, y: 0) }, recognize: true)
                 : roll < 0.15 ? Self.draw(Self.shaft, recognize: true)
                 : roll < 0.2 ? Self.draw(Self.head, recognize: true)
+                : roll < 0.25 ? Self.draw(barbs[roll < 0.225 ? 0 : 1], recognize: true)
                 : roll < 0.35 ? .draw(points: (0..<6).map { _ in Point(x: Double.random(in: 0...200, using: &generator), y: Double.random(in: 0...200, using: &generator)) }, weight: 2, colour: .black, recognize: false)
                 : roll < 0.55 ? .erase(points: [Point(x: Double.random(in: 0...200, using: &generator), y: Double.random(in: 0...200, using: &generator))], radius: 20)
                 : roll < 0.8 ? .undo : .redo
@@ -532,10 +541,15 @@ import Testing
                     : roll < 0.65 ? .erase(points: [Point(x: random(0...200), y: random(0...200))], radius: 25)
                     : roll < 0.85 ? .undo : .redo
                 if roll >= 0.15, roll < 0.25 {
-                    // A shaft, then (mostly) its head: an arrow of two strokes, undone and redone.
+                    // A shaft, then (mostly) its head, or its two barbs: an arrow of two strokes
+                    // or of three, undone and redone.
                     Self.perform(action, on: &replica)
-                    if roll < 0.23 {
+                    if roll < 0.19 {
                         Self.perform(Self.draw(Self.head.map { $0 + offset }, recognize: true), on: &replica)
+                    } else if roll < 0.23 {
+                        for barb in [Self.head[...3], Self.head[3...]] {
+                            Self.perform(Self.draw(barb.map { $0 + offset }, recognize: true), on: &replica)
+                        }
                     }
                     continue
                 }

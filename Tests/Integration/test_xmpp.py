@@ -237,8 +237,9 @@ class XMPPIntegration(unittest.TestCase):
     def test_4a_the_original_app_shares_a_room_without_crashing_or_duplicating_points(self):
         """The original app (Tests/Integration/original_app.py: it decodes the body of every
         message it receives as the app does) in a room with two of our nodes, over several
-        sync periods, while one node is killed and restarted and the other draws (and undoes a
-        recognised shape, which brings back the stroke as drawn), and the app erases, undoes
+        sync periods, while one node is killed and restarted and the other draws (an arrow of
+        three strokes among it, and undoes a recognised shape, which brings back the stroke as
+        drawn), and the app erases, undoes
         and redoes: nothing we send makes it crash, every stroke has as many
         points in its view as in ours, and the strokes it removed and redid are removed and
         shown again in ours (its redo as a generation of the stroke, PROTOCOL.md §14.7)."""
@@ -256,10 +257,15 @@ class XMPPIntegration(unittest.TestCase):
             # While the app is in the room: one node is killed and comes back (catch-up and
             # repairs travel), the other draws, among it two shapes it recognises (a
             # rectangle and an elbow arrow: the app draws a shape as straight lines between
-            # its points, and stops on one it cannot draw).
+            # its points, and stops on one it cannot draw). Before them, an arrow drawn as a
+            # shaft and two barbs: the shaft and the first barb become lines, and the second
+            # barb makes one arrow of the three (the app sees both lines and the second barb
+            # erased whole, and the arrow added).
             time.sleep(6)
             second.kill()
             drawn += first.draw(rng, 2)
+            for waypoints in ([(100, 500), (500, 500)], [(502, 500), (452, 470)], [(502, 500), (452, 530)]):
+                first.draw_recognized(rough_polyline(waypoints))
             first.draw_recognized(rough_polyline([(100, 100), (400, 100), (400, 300), (100, 300), (103, 104)]))
             first.draw_recognized(rough_polyline([(600, 100), (600, 300), (900, 300), (865, 275), (900, 300),
                                                   (865, 325)]))
@@ -285,10 +291,16 @@ class XMPPIntegration(unittest.TestCase):
             self.assertEqual(len(renamed), 1, f"the app's one redo, a generation of its stroke: {renamed}")
         # Its strokes 2 and 6 are undone, stroke 4 undone and redone; each shape is a stroke
         # of its own, and the hand-drawn stroke it replaced is there wholly erased; the elbow
-        # arrow, undone, is gone, and the connector is back as drawn (61 points).
-        self.assertEqual(len(view["strokes"]), 8 + 6 - 2 + 4, f"our 8 strokes and 2 shapes, its 4: {sorted(view['strokes'])}")
+        # arrow, undone, is gone, and the connector is back as drawn (61 points). The arrow of
+        # three strokes is six: the shaft and the barbs as drawn, the two lines, all wholly
+        # erased, and the arrow (5 points).
+        self.assertEqual(len(view["strokes"]), 8 + 6 - 2 + 4 + 6,
+                         f"our 8 strokes, 2 shapes and an arrow of three strokes (6), its 4: {sorted(view['strokes'])}")
         shapes = sorted(n for name, n in view["strokes"].items() if view["visible"][name] == [[0.0, n - 1.0]] and n < 12)
-        self.assertEqual(shapes, [5], f"the rectangle's points, all visible: {view['visible']}")
+        self.assertEqual(shapes, [5, 5], f"the rectangle's and the arrow's points, all visible: {view['visible']}")
+        lines = [name for name, n in view["strokes"].items() if n == 2]
+        self.assertEqual(len(lines), 2, f"the shaft's and the first barb's lines: {sorted(view['strokes'])}")
+        self.assertTrue(all(view["visible"][name] == [] for name in lines), f"both erased whole: {view['visible']}")
         back = [name for name in view["strokes"] if name.endswith("-r1")]
         self.assertEqual(len(back), 1, f"the connector brought back by undo: {sorted(view['strokes'])}")
         self.assertEqual((view["strokes"][back[0]], view["visible"][back[0]]), (61, [[0.0, 60.0]]),
