@@ -43,6 +43,21 @@ import Testing
         #expect(StrokeResampling.diameter(of: points) == Self.everyPair(points), "seed \(seed)")
     }
 
+    /// 300 points spaced evenly along a line between two random points, 500 times (rounding
+    /// leaves a thin hull of a dozen corners, nearly in a line, where an antipodal search
+    /// stops short about once in forty).
+    @Test func pointsAlongALine() {
+        var pen = SyntheticPen(seed: 41, jitter: 0)
+        for trial in 0..<500 {
+            let (a, b) = (
+                Point(x: pen.random(in: 100...1700), y: pen.random(in: 100...1700)),
+                Point(x: pen.random(in: 100...1700), y: pen.random(in: 100...1700))
+            )
+            let points = (0..<300).map { k in a + (b - a) * (Double(k) / 299) }
+            #expect(StrokeResampling.diameter(of: points) == Self.everyPair(points), "trial \(trial): \(a) to \(b)")
+        }
+    }
+
     @Test func fewPointsAndNone() {
         #expect(StrokeResampling.hullDiameter(of: []) == 0)
         #expect(StrokeResampling.hullDiameter(of: [Point(x: 3, y: 4)]) == 0)

@@ -869,12 +869,13 @@ struct RecognitionEvaluationTests {
         #expect(falseRecognitions.count <= Self.twoStrokeArrowFloors.falseRecognitions, "\(falseRecognitions)")
     }
 
-    /// Strokes drawn one after the other (with recognition on, one pen) read as a node reads
-    /// them: the arrow each two in a row make (`pairs[k]`: strokes k and k + 1), and the one
-    /// the third of each three makes with the two before it (`threes[k]`: strokes k to k + 2),
-    /// which a node reads only when each of the first two is left as drawn or recognised as
-    /// a line and neither two of the three in a row make an arrow already (then the node
-    /// made that one): `.none` otherwise.
+    /// Strokes drawn one after the other (with recognition on, one pen) read much as a node
+    /// reads them: the arrow each two in a row make (`pairs[k]`: strokes k and k + 1), and
+    /// the one the third of each three makes with the two before it (`threes[k]`: strokes k
+    /// to k + 2), which a node reads only when each of the first two is left as drawn or
+    /// recognised as a line and neither two of the three in a row make an arrow already
+    /// (then the node made that one): `.none` otherwise. Each run is read afresh: a node
+    /// would not read again strokes an earlier arrow took (a few runs more are read here).
     static func arrowsOfStrokesInARow(_ strokes: [[Point]]) -> (pairs: [ShapeKind], threes: [ShapeKind]) {
         let isPart = strokes.map { [.none, .line].contains(ShapeRecognizer.recognize($0).kind) }
         let pairs = zip(strokes, strokes.dropFirst()).map {

@@ -27,6 +27,7 @@ import Testing
         let strokes = order.map { [shaft, barbs[0], barbs[1]][$0] }
         let shape = ShapeRecognizer.recognizeArrow(drawnFirst: strokes[0], then: strokes[1], then: strokes[2])
         #expect(shape.kind == .arrow, "seed \(seed)")
+        #expect(shape.points.count == 5, "seed \(seed): \(shape.points)")
         guard shape.kind == .arrow, shape.points.count == 5 else { return }
         #expect(shape.points[0].distance(to: tail) < 0.04 * length, "seed \(seed): tail \(shape.points[0])")
         #expect(shape.points[1].distance(to: tip) < 0.04 * length, "seed \(seed): tip \(shape.points[1])")
@@ -74,6 +75,13 @@ import Testing
         #expect(
             apart.hypotheses.contains { $0.verdict.contains("the head's two strokes do not meet") },
             "\(apart.hypotheses.map(\.verdict))")
+        // A "<" at the shaft's end, and a tap by one of its ends: no half of a head (the "<"
+        // alone makes the arrow with the shaft as two strokes).
+        let head = pen.stroke(through: [Point(x: 260, y: 30), Point(x: 300, y: 0), Point(x: 260, y: -30)], samples: 30)
+        let tap = ShapeRecognizer.explainArrow(drawnFirst: head, then: [Point(x: 258, y: 32)], then: shaft)
+        #expect(tap.shape == .none)
+        #expect(
+            tap.hypotheses.contains { $0.verdict.contains("no half of a head") }, "\(tap.hypotheses.map(\.verdict))")
         let cases: [(String, [[Point]])] = [
             ("a K", [line(Point(x: 0, y: 0), Point(x: 0, y: 200)), line(Point(x: 100, y: 0), Point(x: 0, y: 100)),
                      line(Point(x: 0, y: 100), Point(x: 100, y: 200))]),

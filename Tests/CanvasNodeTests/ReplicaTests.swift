@@ -345,34 +345,37 @@ import Testing
     /// here in between (an erasure, another stroke), nor with a line a peer erased in part
     /// since, nor with a stroke recognised as another shape; an arrow made of two strokes is
     /// no shaft for a third.
-    @Test func onlyTheNextStrokeWithTheSamePenJoinsALine() {
-        func arrows(_ actions: [LocalAction]) -> Int {
-            var replica = Replica(author: "me")
-            var made = 0
-            for action in actions {
-                let edit = replica.edit(for: action)
-                if edit.shape == .arrow { made += 1 }
-                for operation in edit.operations { _ = replica.apply(operation) }
-            }
-            return made
+    /// How many arrows `actions`, done one after the other on a new replica, make.
+    static func arrows(_ actions: [LocalAction]) -> Int {
+        var replica = Replica(author: "me")
+        var made = 0
+        for action in actions {
+            let edit = replica.edit(for: action)
+            if edit.shape == .arrow { made += 1 }
+            for operation in edit.operations { _ = replica.apply(operation) }
         }
+        return made
+    }
+
+    @Test func onlyTheNextStrokeWithTheSamePenJoinsALine() {
         let (shaft, head) = (Self.draw(Self.shaft, recognize: true), Self.draw(Self.head, recognize: true))
-        #expect(arrows([shaft, head]) == 1, "the arrow itself")
-        #expect(arrows([shaft, .draw(points: Self.head, weight: 2, colour: Colour(red: 200, green: 0, blue: 0),
+        #expect(Self.arrows([shaft, head]) == 1, "the arrow itself")
+        #expect(Self.arrows([shaft, .draw(points: Self.head, weight: 2, colour: Colour(red: 200, green: 0, blue: 0),
                                      recognize: true)]) == 0, "another colour")
         let heavier = LocalAction.draw(points: Self.head, weight: 5, colour: .black, recognize: true)
-        #expect(arrows([shaft, heavier]) == 0, "another weight")
-        #expect(arrows([shaft, Self.draw(Self.head)]) == 0, "the head drawn without recognition")
-        #expect(arrows([Self.draw(Self.shaft), head]) == 0, "the shaft drawn without recognition")
-        #expect(arrows([shaft, .erase(points: [Point(x: 500, y: 500)], radius: 5), head]) == 0, "an erasure between")
-        #expect(arrows([shaft, Self.draw(Self.roughRectangle.map { $0 + Point(x: 400, y: 0) }), head]) == 0,
+        #expect(Self.arrows([shaft, heavier]) == 0, "another weight")
+        #expect(Self.arrows([shaft, Self.draw(Self.head)]) == 0, "the head drawn without recognition")
+        #expect(Self.arrows([Self.draw(Self.shaft), head]) == 0, "the shaft drawn without recognition")
+        #expect(
+            Self.arrows([shaft, .erase(points: [Point(x: 500, y: 500)], radius: 5), head]) == 0, "an erasure between")
+        #expect(Self.arrows([shaft, Self.draw(Self.roughRectangle.map { $0 + Point(x: 400, y: 0) }), head]) == 0,
                 "another stroke between")
         var erasedByAPeer = Replica(author: "me")
         Self.perform(shaft, on: &erasedByAPeer)
         _ = erasedByAPeer.apply(.delete(StrokeID("me_2"), start: 0.25, end: 0.5))
         #expect(erasedByAPeer.edit(for: head).shape == .none, "the line erased in part by a peer")
-        #expect(arrows([shaft, head, head]) == 1, "no second head on the arrow")
-        #expect(arrows([Self.draw(Self.roughRectangle, recognize: true), head]) == 0, "a rectangle is no shaft")
+        #expect(Self.arrows([shaft, head, head]) == 1, "no second head on the arrow")
+        #expect(Self.arrows([Self.draw(Self.roughRectangle, recognize: true), head]) == 0, "a rectangle is no shaft")
     }
 
     /// A shaft and its head's two barbs drawn one after the other (recognition on), the
@@ -385,8 +388,9 @@ import Testing
         let lower = Array(Self.head[3...])
         for barbs in [(upper, lower), (lower.reversed(), upper.reversed())] {
             var replica = Replica(author: "me")
-            #expect(replica.edit(for: Self.draw(Self.shaft, recognize: true)).shape == .line)
-            Self.perform(Self.draw(Self.shaft, recognize: true), on: &replica)
+            let shaft = replica.edit(for: Self.draw(Self.shaft, recognize: true))
+            #expect(shaft.shape == .line)
+            for operation in shaft.operations { _ = replica.apply(operation) }
             let first = replica.edit(for: Self.draw(barbs.0, recognize: true))
             #expect(first.shape == .line, "a barb alone is a line")
             for operation in first.operations { _ = replica.apply(operation) }
@@ -412,27 +416,32 @@ import Testing
                 "undone: the two lines and the second barb as drawn")
             #expect(Self.visiblePoints(replica).count == 3)
         }
-        func arrows(_ actions: [LocalAction]) -> Int {
-            var replica = Replica(author: "me")
-            var made = 0
-            for action in actions {
-                let edit = replica.edit(for: action)
-                if edit.shape == .arrow { made += 1 }
-                for operation in edit.operations { _ = replica.apply(operation) }
-            }
-            return made
-        }
         let (shaft, upperBarb, lowerBarb) = (
             Self.draw(Self.shaft, recognize: true), Self.draw(upper, recognize: true), Self.draw(lower, recognize: true)
         )
-        #expect(arrows([shaft, upperBarb, lowerBarb]) == 1)
-        #expect(arrows([upperBarb, lowerBarb, shaft]) == 1, "the head first")
+        #expect(Self.arrows([shaft, upperBarb, lowerBarb]) == 1)
+        #expect(Self.arrows([upperBarb, lowerBarb, shaft]) == 1, "the head first")
         let red = LocalAction.draw(
             points: upper, weight: 2, colour: Colour(red: 200, green: 0, blue: 0), recognize: true)
-        #expect(arrows([shaft, red, lowerBarb]) == 0, "a barb of another colour")
-        #expect(arrows([shaft, upperBarb, .erase(points: [Point(x: 500, y: 500)], radius: 5), lowerBarb]) == 0)
-        #expect(arrows([shaft, Self.draw(upper), lowerBarb]) == 0, "a barb drawn without recognition")
-        #expect(arrows([shaft, Self.draw(Self.roughRectangle, recognize: true), upperBarb, lowerBarb]) == 0)
+        #expect(Self.arrows([shaft, red, lowerBarb]) == 0, "a barb of another colour")
+        #expect(Self.arrows([shaft, upperBarb, .erase(points: [Point(x: 500, y: 500)], radius: 5), lowerBarb]) == 0)
+        #expect(Self.arrows([shaft, Self.draw(upper), lowerBarb]) == 0, "a barb drawn without recognition")
+        #expect(Self.arrows([shaft, Self.draw(Self.roughRectangle, recognize: true), upperBarb, lowerBarb]) == 0)
+        // A closed head in two strokes: one side, then the other two (no head on its own),
+        // makes the arrow at its second stroke; drawn as a "<" and then its base, the "<"
+        // makes the arrow with the shaft, and the base is left as drawn.
+        let (tip, ends) = (Self.head[3], (Self.head[0], Self.head[6]))
+        /// Six points a leg through `corners`.
+        func legs(_ corners: [Point]) -> [Point] {
+            zip(corners, corners.dropFirst()).flatMap { a, b in (0..<6).map { a + (b - a) * (Double($0) / 6) } }
+                + [corners[corners.count - 1]]
+        }
+        let side = Self.draw(legs([ends.0, tip]), recognize: true)
+        let otherTwo = Self.draw(legs([tip, ends.1, ends.0]), recognize: true)
+        #expect(Self.arrows([shaft, side, otherTwo]) == 1, "a side, then the other two")
+        var vThenBase = Replica(author: "me")
+        Self.perform(shaft, on: &vThenBase)
+        #expect(vThenBase.edit(for: Self.draw(Self.head, recognize: true)).shape == .arrow)
     }
 
     /// Two pens down at once: the stroke lifted first is the one before. A shaft and a head

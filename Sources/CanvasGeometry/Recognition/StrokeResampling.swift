@@ -223,10 +223,12 @@ public enum StrokeResampling {
     static let hullDiameterThreshold = 256
 
     /// The largest distance between two of `points`, from their convex hull (the monotone
-    /// chain) and its antipodal corners (rotating calipers): O(n log n) where comparing every
-    /// pair is O(n²) (a stroke of 30,000 points: 6 s). The farthest two points are corners of
-    /// the hull, and their squared distance is computed as the pairwise comparison computes
-    /// it, so both give the same figure.
+    /// chain): O(n log n) where comparing every pair is O(n²) (a stroke of 30,000 points:
+    /// 6 s). The farthest two points are corners of the hull; up to `hullDiameterThreshold`
+    /// corners (a stroke's hull, however many its points, has a few dozen) every two are
+    /// compared, as `diameter` compares points, so both give the same figure. A hull of more
+    /// corners (thousands of points on a circle) is searched by its antipodal corners
+    /// (rotating calipers), which rounding can mislead on a hull nearly flat: there only.
     static func hullDiameter(of points: [Point]) -> Double {
         let sorted = points.sorted { ($0.x, $0.y) < ($1.x, $1.y) }
         /// One chain of the hull: each point kept only while the chain turns left at it.
@@ -248,8 +250,12 @@ public enum StrokeResampling {
             let (dx, dy) = (a.x - b.x, a.y - b.y)
             return dx * dx + dy * dy
         }
-        guard hull.count > 2 else {
-            return hull.count == 2 ? squaredDistance(hull[0], hull[1]).squareRoot() : 0
+        guard hull.count > hullDiameterThreshold else {
+            var largest = 0.0
+            for i in hull.indices {
+                for j in hull.indices where j > i { largest = max(largest, squaredDistance(hull[i], hull[j])) }
+            }
+            return largest.squareRoot()
         }
         // For each side, the corner farthest from its line (which only moves on as the side
         // does), and its distance from either end of the side.

@@ -57,15 +57,17 @@ struct TwoStrokeArrow {
         /// than `mostOffset`): no head drawn askew to its shaft either.
         case tipOffTheShaft(stray: Double, most: Double, offset: Double, mostOffset: Double)
         /// The head is drawn askew to the shaft, which ends `toTip` from the tip and `toBarb`
-        /// from the nearer barb's end: not within the head nearer its point (or past the point,
-        /// `pastTheTip`).
-        case askewShaftAtABarb(toTip: Double, toBarb: Double, pastTheTip: Bool)
+        /// from the nearer barb's end: not within the head nearer its point.
+        case askewShaftAtABarb(toTip: Double, toBarb: Double)
         /// The shaft ends `gap` behind the tip, farther back than the barbs reach (`reach`).
         case shaftShortOfTheHead(gap: Double, reach: Double)
         /// The head is no head (`ArrowFit.headRefusal`).
         case head(ArrowFit.Refusal)
         /// A head drawn in two strokes whose nearest ends lie `gap` apart, more than `most`.
         case headStrokesApart(gap: Double, most: Double)
+        /// A head drawn in two strokes, one of them `length` long, less than `least`: a tap or
+        /// a tick beside a head is no half of it.
+        case headStrokeTooShort(length: Double, least: Double)
 
         /// In words, lengths as fractions of `size` (the head's).
         func description(size: Double) -> String {
@@ -89,15 +91,16 @@ struct TwoStrokeArrow {
                 "the head's point lies \(figure(stray)) of the head's size to the side of the shaft's line "
                     + "(> \(figure(most))), and the shaft's end \(ShapeRecognizer.figure(offset)) of the arrow's size "
                     + "from the line from its tail to the point (> \(ShapeRecognizer.figure(mostOffset)))"
-            case .askewShaftAtABarb(let toTip, let toBarb, let pastTheTip):
-                pastTheTip
-                    ? "the head is askew to the shaft, which runs past the head's point"
-                    : "the head is askew to the shaft, which ends nearer a barb's end (\(figure(toBarb)) of the head's "
-                        + "size) than the head's point (\(figure(toTip)))"
+            case .askewShaftAtABarb(let toTip, let toBarb):
+                "the head is askew to the shaft, which ends nearer a barb's end (\(figure(toBarb)) of the head's "
+                    + "size) than the head's point (\(figure(toTip)))"
             case .shaftShortOfTheHead(let gap, let reach):
                 "the shaft ends \(figure(gap)) of the head's size behind the head's point, short of its barbs "
                     + "(they reach \(figure(reach)) back)"
             case .head(let refusal): refusal.description(size: size)
+            case .headStrokeTooShort(let length, let least):
+                "one of the head's two strokes is \(figure(length)) of the head's size long (< \(figure(least))): "
+                    + "no half of a head"
             case .headStrokesApart(let gap, let most):
                 "the head's two strokes do not meet: their nearest ends lie \(figure(gap)) of the head's size apart "
                     + "(> \(figure(most)))"
@@ -182,12 +185,10 @@ struct TwoStrokeArrow {
         if isAskew {
             // Drawn askew, the shaft must still end within the head, nearer its point than the
             // barbs' ends: a stroke that ends at a barb's end goes on round an outline (a
-            // terminator's end, a data box's corner), as no shaft does.
+            // terminator's end, a data box's corner), as no shaft does. (It cannot end past the
+            // point: the point lies ahead of it along the shaft, and so along the aimed line.)
             let (toTip, toBarb) = (end.distance(to: tip), min(end.distance(to: barbs.0), end.distance(to: barbs.1)))
-            let pastTheTip = axis.dot(end - tip) < 0
-            guard toTip <= toBarb, !pastTheTip else {
-                return refuse(.askewShaftAtABarb(toTip: toTip, toBarb: toBarb, pastTheTip: pastTheTip))
-            }
+            guard toTip <= toBarb else { return refuse(.askewShaftAtABarb(toTip: toTip, toBarb: toBarb)) }
         }
         // The head's stroke turns at the tip at least as sharply as a stroke turns from its
         // shaft into its head (`sharpTurn`): a "<", not a stroke across the shaft's end.
@@ -266,8 +267,9 @@ struct TwoStrokeArrow {
     /// A head drawn in two strokes, `first` and `second` (two barbs drawn apart, or a closed
     /// head's base and its two sides), as one stroke: joined where their nearest ends meet,
     /// within `distanceTolerance` of the head's size, as a split head's barbs meet at the tip
-    /// (`read(shaftAndBarb:barb:decidingOnly:)`); the head it makes is then read as any head
-    /// drawn apart.
+    /// (`read(shaftAndBarb:barb:decidingOnly:)`), each at least that long (a tap or a tick
+    /// by a head's end is no half of it); the head it makes is then read as any head drawn
+    /// apart.
     static func joinedHead(_ first: [Point], _ second: [Point]) -> Result<[Point], Refused> {
         guard !first.isEmpty, !second.isEmpty else { return .failure(Refused(refusal: .headWithoutLength, size: 1)) }
         // Each stroke's end that meets the other: the pair of ends nearest each other.
@@ -282,6 +284,10 @@ struct TwoStrokeArrow {
         let most = ShapeRecognizer.distanceTolerance * size
         guard gap <= most else {
             return .failure(Refused(refusal: .headStrokesApart(gap: gap, most: most), size: size))
+        }
+        let shorter = min(StrokeResampling.length(of: first), StrokeResampling.length(of: second))
+        guard shorter >= most else {
+            return .failure(Refused(refusal: .headStrokeTooShort(length: shorter, least: most), size: size))
         }
         return .success(head)
     }
