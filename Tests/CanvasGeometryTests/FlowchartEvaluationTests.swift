@@ -169,13 +169,20 @@ struct FlowchartEvaluationTests {
     /// symbol, its points.
     typealias ChartStroke = (order: Int, symbol: Int, stroke: [[Double]])
 
+    /// A converted file without each stroke's place in the drawing order.
+    struct NoDrawingOrder: Error, CustomStringConvertible {
+        var chart: String
+        var description: String { "\(chart): no drawing order (convert the database again)" }
+    }
+
     /// Each chart's strokes in the order drawn, cut where a stroke of no symbol was drawn
-    /// between two (runs of strokes drawn one right after the other); nil when the file has
-    /// no drawing order.
-    static func strokesDrawnInARow(_ symbols: [Symbol]) -> [[ChartStroke]]? {
+    /// between two (runs of strokes drawn one right after the other).
+    static func strokesDrawnInARow(_ symbols: [Symbol]) throws -> [[ChartStroke]] {
         var charts: [String: [ChartStroke]] = [:]
         for (index, symbol) in symbols.enumerated() {
-            guard let order = symbol.order, order.count == symbol.strokes.count else { return nil }
+            guard let order = symbol.order, order.count == symbol.strokes.count else {
+                throw NoDrawingOrder(chart: symbol.chart)
+            }
             for (place, stroke) in zip(order, symbol.strokes) {
                 charts[symbol.chart, default: []].append((place, index, stroke))
             }
@@ -204,10 +211,7 @@ struct FlowchartEvaluationTests {
     @Test(.enabled(if: isPresent, "CANVAS_FLOWCHARTS does not name the converted flowchart database"))
     func connectorsDrawnInTwoStrokes() throws {
         let symbols = try RecognitionEvaluationTests.records(Symbol.self, inJSONLines: Self.file!)
-        guard let runs = Self.strokesDrawnInARow(symbols) else {
-            Issue.record("no drawing order (convert the database again)")
-            return
-        }
+        let runs = try Self.strokesDrawnInARow(symbols)
         var byWriter: [String: (right: Int, all: Int)] = [:]
         var falseRecognitions: [String: Int] = [:]
         var otherPairs = 0
@@ -280,10 +284,7 @@ struct FlowchartEvaluationTests {
     @Test(.enabled(if: isPresent, "CANVAS_FLOWCHARTS does not name the converted flowchart database"))
     func connectorsDrawnInThreeStrokes() throws {
         let symbols = try RecognitionEvaluationTests.records(Symbol.self, inJSONLines: Self.file!)
-        guard let runs = Self.strokesDrawnInARow(symbols) else {
-            Issue.record("no drawing order (convert the database again)")
-            return
-        }
+        let runs = try Self.strokesDrawnInARow(symbols)
         var byParity = [(right: 0, all: 0), (right: 0, all: 0)]
         var (ofTwo, ofLonger, others) = (0, 0, 0)
         var falseRecognitions: [String: Int] = [:]
