@@ -1321,6 +1321,51 @@ struct RecognitionTests {
             oneBarb.hasPrefix(atEnd + "from the last bend, the head lies on one side of the shaft"), "\(oneBarb)")
     }
 
+    /// A long connector with the small head flowcharts give it: barbs 4–9 % of a 400–900 px
+    /// shaft, 25–40° off it, drawn out and back, head last or first. The stroke passes as a
+    /// line, its head cut off as a hook, and is an arrow: a line that passes is read as an
+    /// arrow too, with barbs as short as an elbow arrow's, and the arrow is taken over the
+    /// line (without either, every stroke is a line), the head compared again with the
+    /// stroke sampled more finely when it traces too little of a barb (without it, 2 of the
+    /// 24 are lines). The same shaft with a hook on one side at its end, or a head whose
+    /// barbs are 1.5 % of it, stays a line.
+    @Test(arguments: seeds) func aSmallHeadAtALongLinesEndMakesAnArrow(seed: UInt64) {
+        var pen = SyntheticPen(seed: seed, jitter: 0)
+        let length = pen.random(in: 400...900)
+        pen.jitter = Self.jitter(for: length)
+        let direction = pen.random(in: 0...(2 * .pi))
+        let tail = Point(x: pen.random(in: -500...500), y: pen.random(in: -500...500))
+        let tip = tail + rotated(Point(x: length, y: 0), by: direction)
+        func head(barbs share: Double) -> (left: Point, right: Point) {
+            let back = rotated(Point(x: -share * length, y: 0), by: direction)
+            let spread = pen.random(in: 0.44...0.7)
+            return (tip + rotated(back, by: spread), tip + rotated(back, by: -spread))
+        }
+        func drawn(_ waypoints: [Point]) -> [Point] {
+            pen.stroke(through: seed % 2 == 0 ? waypoints : waypoints.reversed(), samples: 160)
+        }
+        let (left, right) = head(barbs: pen.random(in: 0.04...0.09))
+        let firstStroke = drawn([tail, tip, left, tip, right])
+        let shape = ShapeRecognizer.recognize(firstStroke)
+        #expect(shape.kind == .arrow, "seed \(seed): \(shape.kind)")
+        if shape.kind == .arrow {
+            #expect(shape.points[0].distance(to: tail) < 0.04 * length, "seed \(seed)")
+            #expect(shape.points[1].distance(to: tip) < 0.02 * length, "seed \(seed)")
+            #expect(Self.match([shape.points[2], shape.points[4]], [left, right], within: 0.02 * length))
+        }
+        let hook = tip + rotated(Point(x: -0.06 * length, y: 0.04 * length), by: direction)
+        #expect(ShapeRecognizer.recognize(drawn([tail, tip, hook])).kind == .line, "seed \(seed): a hook")
+        let (tinyLeft, tinyRight) = head(barbs: 0.015)
+        let tiny = drawn([tail, tip, tinyLeft, tip, tinyRight])
+        #expect(ShapeRecognizer.recognize(tiny).kind == .line, "seed \(seed): barbs 1.5 % of the shaft")
+        let explained = ShapeRecognizer.explain(firstStroke)
+        #expect(explained.shape.kind == .arrow, "seed \(seed)")
+        #expect(
+            explained.hypotheses.contains {
+                $0.kind == .line && $0.verdict.hasPrefix("passes, but an arrow passes too: a head at the line's end")
+            }, "seed \(seed): \(explained.hypotheses.map(\.verdict))")
+    }
+
     @Test func aLineWithAHookAtItsEndIsNotAnArrow() {
         var pen = SyntheticPen(seed: 2, jitter: 0.5)
         let stroke = pen.stroke(through: [Point(x: 0, y: 0), Point(x: 400, y: 0), Point(x: 330, y: 40)])

@@ -29,6 +29,9 @@ extension ShapeRecognizer {
             /// drawn from the tip, or a hook) is compared with the shaft
             /// (`ArrowFit.readingsAfterLeadIn`).
             case afterLeadIn
+            /// The whole stroke, compared again sampled `ElbowArrowFit.fineness` times as
+            /// finely: a small head at a line's end may be a sample or two of the whole.
+            case wholeFinelySampled
 
             /// In words, as `explain` gives it.
             var description: String {
@@ -36,6 +39,7 @@ extension ShapeRecognizer {
                 case .whole: "the whole stroke"
                 case .hookCut: "the stroke, the hook at its head's end cut off"
                 case .afterLeadIn: "the stroke from where it turns at the tail, the shaft drawn there and back"
+                case .wholeFinelySampled: "the whole stroke, sampled \(ElbowArrowFit.fineness) times as finely"
                 }
             }
         }

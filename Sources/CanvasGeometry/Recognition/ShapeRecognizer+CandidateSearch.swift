@@ -4,10 +4,10 @@ import Foundation
 extension ShapeRecognizer {
     /// Every shape the stroke could be, each with its match; the shapes that could not
     /// even be fitted go to `unfitted`, with the reason. With `decidingOnly` (for
-    /// `recognize`), only what decides the choice: the line alone when it is accepted (it
-    /// is chosen whatever else passes), and each match no further than it takes to refuse
-    /// it (its scores are then partial). The stroke is taken as `StrokeSmoothing` leaves it
-    /// (a coarse grid or large noise averaged out).
+    /// `recognize`), only what decides the choice: the line and the arrows alone when the
+    /// line is accepted (it is chosen whatever else passes but an arrow), and each match no
+    /// further than it takes to refuse it (its scores are then partial). The stroke is taken
+    /// as `StrokeSmoothing` leaves it (a coarse grid or large noise averaged out).
     static func candidates(
         _ stroke: StrokeSmoothing.Smoothed, unfitted: inout [(ShapeKind, String)], decidingOnly: Bool = false
     ) -> [Candidate] {
@@ -30,8 +30,9 @@ extension ShapeRecognizer {
     /// The line fitted to a stroke (`smoothed` as `StrokeSmoothing` leaves it, and
     /// `prepared` from it), and why it is refused (nil when it passes): what `recognize`
     /// decides of a line without trying any other shape, since a line that passes is chosen
-    /// whatever else passes. With `decidingOnly`, the match gives up as soon as the line
-    /// cannot pass (as `recognize`'s does), and the refusal's figures are partial.
+    /// whatever else passes but an arrow with a head at the line's end. With `decidingOnly`,
+    /// the match gives up as soon as the line cannot pass (as `recognize`'s does), and the
+    /// refusal's figures are partial.
     static func line(
         in smoothed: [Point], prepared: PreparedStroke, decidingOnly: Bool
     ) -> (line: RecognizedShape, refusal: String?) {
@@ -92,7 +93,10 @@ extension ShapeRecognizer {
         mutating func run() -> [Candidate] {
             result = [line()]
             result.reserveCapacity(8)
-            if decidingOnly && result[0].isAccepted { return result }
+            if decidingOnly && linePasses {
+                appendArrows()
+                return result
+            }
             let curve = appendClosedShapes()
             appendArrows()
             appendClosedLoopShapes(curve: curve)
@@ -101,9 +105,25 @@ extension ShapeRecognizer {
             return result
         }
 
-        /// The line's candidate, the first stage (a line that passes is chosen whatever else does).
+        /// The line's candidate, the first stage (a line that passes is chosen whatever else
+        /// does but an arrow).
         mutating func line() -> Candidate {
             candidate(.line, FittedLine.segment(through: prepared.stroke))
+        }
+
+        /// Whether the line passes (found first: see `run`). Its hooks may then hide a head
+        /// drawn small at the end of a long shaft, which the arrow readings look for with
+        /// barbs as short as an elbow arrow's (`minimumBarb`).
+        private var linePasses: Bool { result.first.map { $0.shape.kind == .line && $0.isAccepted } ?? false }
+
+        /// The shortest barb the arrow readings take, as a fraction of the shaft: a straight
+        /// arrow's (`ArrowFit.minimumBarbRatio`, which keeps out the hooks a pen makes at a
+        /// line's end and a curly brace's curls); when the stroke is a line that passes, an
+        /// elbow arrow's (`ElbowArrowFit.minimumBarbRatio`): a shaft as straight as a line
+        /// leaves a brace out, and a head on both sides of it, its barbs of about one length,
+        /// is no hook.
+        private var minimumBarb: Double {
+            linePasses ? ElbowArrowFit.minimumBarbRatio : ArrowFit.minimumBarbRatio
         }
 
         /// Notes why a shape could not be fitted (for `explain`: not when only deciding).
@@ -339,12 +359,13 @@ extension ShapeRecognizer {
         }
 
         /// The candidates of `arrows` read from `points` (of size `size`) as `reading` says,
-        /// the tip at the first sharp turn or the head's forwardmost point. Read after a
-        /// lead-in, the arrows were read on part of `points` and are compared with all of them.
+        /// the tip at the first sharp turn or the head's forwardmost point, each with its
+        /// reading. Read after a lead-in, the arrows were read on part of `points` and are
+        /// compared with all of them.
         private mutating func arrowCandidates(
             _ arrows: [ArrowFit], of points: [Point], size: Double, reading: FittedTo.ArrowReading = .whole,
             forwardmostTip: Bool = false
-        ) -> [Candidate] {
+        ) -> [(fit: ArrowFit, candidate: Candidate)] {
             guard !arrows.isEmpty else { return [] }
             let length = StrokeResampling.length(of: points)
             // In `recognize`, a closed head the stroke certainly does not trace enough of is
@@ -354,18 +375,21 @@ extension ShapeRecognizer {
             // (An open head's match is mostly given up early, on the distances: for it the
             // bound costs about what it saves. The bound takes every point but the head's for a
             // vertex of the shaft, which a lead-in's are not.)
-            var found: [Candidate] = []
+            var found: [(ArrowFit, Candidate)] = []
             for arrow in arrows {
                 guard !decidingOnly || !arrow.hasClosedHead || reading == .afterLeadIn
                     || arrow.mayBeTraced(
                         by: points, length: length, minimumDrawn: minimumDrawnFraction,
                         minimumDrawnSide: minimumDrawnSide)
                 else { continue }
+                let fittedTo = FittedTo.arrow(reading, forwardmostTip: forwardmostTip, closedHead: arrow.hasClosedHead)
                 found.append(
-                    candidate(
-                        .arrow, arrow.symmetricPolyline, sides: .each(arrow.drawnSides),
-                        following: (points, size, length),
-                        fittedTo: .arrow(reading, forwardmostTip: forwardmostTip, closedHead: arrow.hasClosedHead)))
+                    (
+                        arrow,
+                        candidate(
+                            .arrow, arrow.symmetricPolyline, sides: .each(arrow.drawnSides),
+                            following: (points, size, length), fittedTo: fittedTo)
+                    ))
             }
             return found
         }
@@ -385,7 +409,7 @@ extension ShapeRecognizer {
             } else {
                 found = ArrowFit.readings(
                     points, hookLength: hookLength, sharpTurn: sharpTurn, maximumBow: maximumBow, headLast: headLast,
-                    headFirst: headFirst, forwardmostTip: forwardmostTip)
+                    headFirst: headFirst, forwardmostTip: forwardmostTip, minimumBarb: minimumBarb)
             }
             if !decidingOnly {
                 let words = FittedTo.arrowReading(reading, forwardmostTip: forwardmostTip)
@@ -404,12 +428,25 @@ extension ShapeRecognizer {
         /// shaft, compared with itself. Last, when still none passes, the stroke from its
         /// first sharp turn from either end: a shaft drawn from the tip to the tail and back
         /// before the head (`ArrowFit.readingsAfterLeadIn`), or a hook at the tail too long to
-        /// be cut as one, which the first sharp turn takes for the tip.
+        /// be cut as one, which the first sharp turn takes for the tip. When the line passes,
+        /// the whole stroke alone is read, for a head drawn small at its end (`minimumBarb`):
+        /// the other readings are of strokes no line explains. Such a head may be a sample or
+        /// two of the whole, too few to trace its barbs: when no reading passes, those the
+        /// stroke follows but does not trace enough of are compared again with the stroke
+        /// sampled `ElbowArrowFit.fineness` times as finely, as an elbow arrow's are.
         private mutating func appendArrows() {
             let (whole, wholeSize, cuts) = (prepared.whole, prepared.wholeSize, prepared.cuts)
             let fits = arrowFits(whole)
-            var arrows = arrowCandidates(fits, of: whole, size: wholeSize)
-            if !arrows.contains(where: \.isAccepted) {
+            let read = arrowCandidates(fits, of: whole, size: wholeSize)
+            var arrows = read.map(\.candidate)
+            let untraced = read.filter { $0.candidate.failedTest?.isTracing == true }.map(\.fit)
+            if linePasses, !arrows.contains(where: \.isAccepted), !untraced.isEmpty {
+                let finelySampled = StrokeResampling.resampled(
+                    points, count: (sampleCount - 1) * ElbowArrowFit.fineness + 1)
+                arrows += arrowCandidates(untraced, of: finelySampled, size: wholeSize, reading: .wholeFinelySampled)
+                    .map(\.candidate)
+            }
+            if !linePasses, !arrows.contains(where: \.isAccepted) {
                 // The whole stroke, and each end's trimmed stroke with both readings of the tip;
                 // a trimmed stroke's size is measured once, and only for a reading that fits.
                 var readings = [(points: whole, trimmed: -1, headLast: true, headFirst: true, forwardmostTip: true)]
@@ -435,13 +472,14 @@ extension ShapeRecognizer {
                         trimmedSizes[reading.trimmed] = size
                     }
                     arrows += arrowCandidates(
-                        fits, of: reading.points, size: size, reading: cut, forwardmostTip: reading.forwardmostTip)
+                        fits, of: reading.points, size: size, reading: cut, forwardmostTip: reading.forwardmostTip
+                    ).map(\.candidate)
                 }
             }
-            if !arrows.contains(where: \.isAccepted) {
+            if !linePasses, !arrows.contains(where: \.isAccepted) {
                 for headLast in [true, false] {
                     let fits = arrowFits(whole, headLast: headLast, headFirst: !headLast, reading: .afterLeadIn)
-                    arrows += arrowCandidates(fits, of: whole, size: wholeSize, reading: .afterLeadIn)
+                    arrows += arrowCandidates(fits, of: whole, size: wholeSize, reading: .afterLeadIn).map(\.candidate)
                 }
             }
             if arrows.isEmpty {

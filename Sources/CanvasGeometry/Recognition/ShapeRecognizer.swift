@@ -7,9 +7,10 @@ import Foundation
 /// Every shape is a hypothesis: the stroke is fitted as each kind in turn, and the fit is
 /// compared with the stroke (`OutlineMatch`). A shape is reported only when the stroke
 /// stays close to it and traces all of it; a line is preferred when it passes (the
-/// simplest explanation), otherwise the closest of the shapes that pass. All distances are
-/// fractions of the stroke's size (the largest distance between two of its points), so a
-/// small gesture and a whiteboard-sized shape are judged alike. A false recognition
+/// simplest explanation) unless an arrow passes with it (a small head the line took for a
+/// hook), otherwise the closest of the shapes that pass. All distances are fractions of
+/// the stroke's size (the largest distance between two of its points), so a small gesture
+/// and a whiteboard-sized shape are judged alike. A false recognition
 /// destroys the user's drawing while a missed one costs a redraw, so the tolerances favour
 /// leaving strokes alone. docs/recognition.md gives the method, the reasons for each
 /// tolerance and the evaluation on human-drawn data.
@@ -21,9 +22,11 @@ public enum ShapeRecognizer {
         return choice(among: all).map { all[$0].shape } ?? .none
     }
 
-    /// The index of the accepted candidate to report: a line when one passes, else the
-    /// closest, except that a polygon is taken over an ellipse that passes too only when it
-    /// follows the stroke more than twice as closely (`polygonCloseness`), and a
+    /// The index of the accepted candidate to report: a line when one passes (or an arrow
+    /// that passes with it: a head drawn small at the end of a long shaft, which the line
+    /// took for a hook), else the closest, except that a polygon is taken over an ellipse
+    /// that passes too only when it follows the stroke more than twice as closely
+    /// (`polygonCloseness`), and a
     /// parallelogram never over another closed shape but a rectangle it follows the stroke
     /// more than twice as closely as (`Candidate.givesWay(to:)`). (An index, not the
     /// candidate: two readings may give one shape, an arrow's open and closed heads, of
@@ -34,8 +37,10 @@ public enum ShapeRecognizer {
             let passing = accepted
             accepted.removeAll { index in passing.contains { candidates[index].givesWay(to: candidates[$0]) } }
         }
-        if let line = accepted.first(where: { candidates[$0].shape.kind == .line }) { return line }
         func isCloser(_ a: Int, _ b: Int) -> Bool { candidates[a].match.rmsDistance < candidates[b].match.rmsDistance }
+        if let line = accepted.first(where: { candidates[$0].shape.kind == .line }) {
+            return accepted.filter { candidates[$0].shape.kind == .arrow }.min(by: isCloser) ?? line
+        }
         guard let closest = accepted.filter({ candidates[$0].isChoosable }).min(by: isCloser) else { return nil }
         if let ellipse = accepted.lazy.filter({ candidates[$0].shape.kind == .ellipse }).min(by: isCloser),
             !candidates[closest].isCloseEnough(toBeTakenOver: candidates[ellipse])
