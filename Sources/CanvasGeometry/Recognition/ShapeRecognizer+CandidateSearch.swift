@@ -68,6 +68,9 @@ extension ShapeRecognizer {
         private var corneredEllipse: (ellipse: FittedEllipse, followed: Followed)?
         /// Why the readings of the stroke as an arrow gave none (for `explain`).
         private var arrowRefusals = FurthestRefusals<ArrowFit.RefusedReading>()
+        /// When the line passes, the whole stroke's arrow readings that it follows but does
+        /// not trace enough of (`appendArrows` compares them again, finely sampled).
+        private var untracedArrows: [ArrowFit] = []
 
         init(points: [Point], prepared: PreparedStroke, decidingOnly: Bool) {
             self.points = points
@@ -93,6 +96,7 @@ extension ShapeRecognizer {
         mutating func run() -> [Candidate] {
             result = [line()]
             result.reserveCapacity(8)
+            linePasses = result[0].isAccepted
             if decidingOnly && linePasses {
                 appendArrows()
                 return result
@@ -111,10 +115,11 @@ extension ShapeRecognizer {
             candidate(.line, FittedLine.segment(through: prepared.stroke))
         }
 
-        /// Whether the line passes (found first: see `run`). Its hooks may then hide a head
+        /// Whether the line passes (`run` finds it first). Its hooks may then hide a head
         /// drawn small at the end of a long shaft, which the arrow readings look for with
-        /// barbs as short as an elbow arrow's (`minimumBarb`).
-        private var linePasses: Bool { result.first.map { $0.shape.kind == .line && $0.isAccepted } ?? false }
+        /// barbs as short as an elbow arrow's (`minimumBarb`). Kept, not read off `result`:
+        /// copying the line's candidate out of it cost two allocations a stroke.
+        private var linePasses = false
 
         /// The shortest barb the arrow readings take, as a fraction of the shaft: a straight
         /// arrow's (`ArrowFit.minimumBarbRatio`, which keeps out the hooks a pen makes at a
@@ -359,13 +364,14 @@ extension ShapeRecognizer {
         }
 
         /// The candidates of `arrows` read from `points` (of size `size`) as `reading` says,
-        /// the tip at the first sharp turn or the head's forwardmost point, each with its
-        /// reading. Read after a lead-in, the arrows were read on part of `points` and are
-        /// compared with all of them.
+        /// the tip at the first sharp turn or the head's forwardmost point. Read after a
+        /// lead-in, the arrows were read on part of `points` and are compared with all of
+        /// them. When the line passes, the whole stroke's readings that it follows but does
+        /// not trace enough of are kept in `untracedArrows`.
         private mutating func arrowCandidates(
             _ arrows: [ArrowFit], of points: [Point], size: Double, reading: FittedTo.ArrowReading = .whole,
             forwardmostTip: Bool = false
-        ) -> [(fit: ArrowFit, candidate: Candidate)] {
+        ) -> [Candidate] {
             guard !arrows.isEmpty else { return [] }
             let length = StrokeResampling.length(of: points)
             // In `recognize`, a closed head the stroke certainly does not trace enough of is
@@ -375,7 +381,7 @@ extension ShapeRecognizer {
             // (An open head's match is mostly given up early, on the distances: for it the
             // bound costs about what it saves. The bound takes every point but the head's for a
             // vertex of the shaft, which a lead-in's are not.)
-            var found: [(ArrowFit, Candidate)] = []
+            var found: [Candidate] = []
             for arrow in arrows {
                 guard !decidingOnly || !arrow.hasClosedHead || reading == .afterLeadIn
                     || arrow.mayBeTraced(
@@ -383,13 +389,11 @@ extension ShapeRecognizer {
                         minimumDrawnSide: minimumDrawnSide)
                 else { continue }
                 let fittedTo = FittedTo.arrow(reading, forwardmostTip: forwardmostTip, closedHead: arrow.hasClosedHead)
-                found.append(
-                    (
-                        arrow,
-                        candidate(
-                            .arrow, arrow.symmetricPolyline, sides: .each(arrow.drawnSides),
-                            following: (points, size, length), fittedTo: fittedTo)
-                    ))
+                let read = candidate(
+                    .arrow, arrow.symmetricPolyline, sides: .each(arrow.drawnSides),
+                    following: (points, size, length), fittedTo: fittedTo)
+                if linePasses, reading == .whole, read.failedTest?.isTracing == true { untracedArrows.append(arrow) }
+                found.append(read)
             }
             return found
         }
@@ -437,14 +441,12 @@ extension ShapeRecognizer {
         private mutating func appendArrows() {
             let (whole, wholeSize, cuts) = (prepared.whole, prepared.wholeSize, prepared.cuts)
             let fits = arrowFits(whole)
-            let read = arrowCandidates(fits, of: whole, size: wholeSize)
-            var arrows = read.map(\.candidate)
-            let untraced = read.filter { $0.candidate.failedTest?.isTracing == true }.map(\.fit)
-            if linePasses, !arrows.contains(where: \.isAccepted), !untraced.isEmpty {
+            var arrows = arrowCandidates(fits, of: whole, size: wholeSize)
+            if linePasses, !arrows.contains(where: \.isAccepted), !untracedArrows.isEmpty {
                 let finelySampled = StrokeResampling.resampled(
                     points, count: (sampleCount - 1) * ElbowArrowFit.fineness + 1)
-                arrows += arrowCandidates(untraced, of: finelySampled, size: wholeSize, reading: .wholeFinelySampled)
-                    .map(\.candidate)
+                arrows += arrowCandidates(
+                    untracedArrows, of: finelySampled, size: wholeSize, reading: .wholeFinelySampled)
             }
             if !linePasses, !arrows.contains(where: \.isAccepted) {
                 // The whole stroke, and each end's trimmed stroke with both readings of the tip;
@@ -472,14 +474,13 @@ extension ShapeRecognizer {
                         trimmedSizes[reading.trimmed] = size
                     }
                     arrows += arrowCandidates(
-                        fits, of: reading.points, size: size, reading: cut, forwardmostTip: reading.forwardmostTip
-                    ).map(\.candidate)
+                        fits, of: reading.points, size: size, reading: cut, forwardmostTip: reading.forwardmostTip)
                 }
             }
             if !linePasses, !arrows.contains(where: \.isAccepted) {
                 for headLast in [true, false] {
                     let fits = arrowFits(whole, headLast: headLast, headFirst: !headLast, reading: .afterLeadIn)
-                    arrows += arrowCandidates(fits, of: whole, size: wholeSize, reading: .afterLeadIn).map(\.candidate)
+                    arrows += arrowCandidates(fits, of: whole, size: wholeSize, reading: .afterLeadIn)
                 }
             }
             if arrows.isEmpty {
