@@ -268,6 +268,12 @@ func recognitionStrokes(points count: Int) -> [(String, [Point])] {
     // every other shape is refused (`ElbowArrowFit`).
     let elbowArrow = wobblyPolyline(
         through: [(0, 0), (0, 300), (400, 300), (350, 270), (400, 300), (350, 330)], count: count, wobble: wobble)
+    // A 600 px line, and the same line with the small head a long connector has (barbs of
+    // 40 px, 0.067 of the shaft): a line that passes is read as an arrow too, and this
+    // one is (a head at a line's end, docs/recognition.md).
+    let line = wobblyPolyline(through: [(0, 0), (600, 0)], count: count, wobble: wobble)
+    let lineWithASmallHead = wobblyPolyline(
+        through: [(0, 0), (600, 0), (565, 20), (600, 0), (565, -20)], count: count, wobble: wobble)
     let scribble = (0..<count).map { k -> Point in
         let t = Double(k) / Double(count - 1)
         return Point(x: 400 * t + 60 * sin(t * 31), y: 150 * sin(t * 11) + 40 * cos(t * 23))
@@ -275,7 +281,8 @@ func recognitionStrokes(points count: Int) -> [(String, [Point])] {
     return [
         ("circle", circle), ("rectangle", rectangle), ("scribble", scribble),
         ("rectangle with rounded corners", roundedRectangle(points: count, wobble: wobble)),
-        ("diamond", diamond), ("parallelogram", parallelogram), ("elbow arrow", elbowArrow),
+        ("diamond", diamond), ("parallelogram", parallelogram), ("elbow arrow", elbowArrow), ("line", line),
+        ("line with a small head", lineWithASmallHead),
     ]
 }
 
