@@ -43,7 +43,7 @@ struct FlowchartEvaluationTests {
 
     /// The most one-stroke connectors that may be taken for lines: a line counts as
     /// recognised (a connector drawn without a head is one), but one drawn with a head
-    /// loses it. As measured since a head at a line's end is read (2026-11-29, 37 before).
+    /// loses it. As measured since a head at a line's end is read (2026-11-29, 38 before).
     static let connectorsTakenForLines = 13
 
     /// One symbol of the converted database.

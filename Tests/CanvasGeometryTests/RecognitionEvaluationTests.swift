@@ -707,7 +707,8 @@ struct RecognitionEvaluationTests {
         }
     }
 
-    /// `recognize` decides with less work than `explain` (it stops at an accepted line, gives
+    /// `recognize` decides with less work than `explain` (it stops at an accepted line, after
+    /// the whole stroke's arrow readings, gives
     /// a match up once it is refused, and refuses a closed arrow head it certainly does not
     /// trace without matching it): on the strokes of the data, as drawn, single and each of
     /// a multi-stroke gesture's on its own, it must give exactly the shape `explain` gives.

@@ -28,11 +28,11 @@ extension ShapeRecognizer {
     }
 
     /// The line fitted to a stroke (`smoothed` as `StrokeSmoothing` leaves it, and
-    /// `prepared` from it), and why it is refused (nil when it passes): what `recognize`
-    /// decides of a line without trying any other shape, since a line that passes is chosen
-    /// whatever else passes but an arrow with a head at the line's end. With `decidingOnly`,
-    /// the match gives up as soon as the line cannot pass (as `recognize`'s does), and the
-    /// refusal's figures are partial.
+    /// `prepared` from it), and why it is refused (nil when it passes): the line's verdict
+    /// alone, no other shape tried. A line that passes is chosen whatever else passes but an
+    /// arrow whose head is at the line's end, so `recognize` makes such a stroke that line
+    /// or that arrow. With `decidingOnly`, the match gives up as soon as the line cannot
+    /// pass (as `recognize`'s does), and the refusal's figures are partial.
     static func line(
         in smoothed: [Point], prepared: PreparedStroke, decidingOnly: Bool
     ) -> (line: RecognizedShape, refusal: String?) {
@@ -380,10 +380,13 @@ extension ShapeRecognizer {
             // passes the distances, and is refused only for what it traces, after every point.
             // (An open head's match is mostly given up early, on the distances: for it the
             // bound costs about what it saves. The bound takes every point but the head's for a
-            // vertex of the shaft, which a lead-in's are not.)
+            // vertex of the shaft, which a lead-in's are not. Nor is it made when the line
+            // passes: the readings kept for the finer comparison must be the same in
+            // `recognize` as in `explain`, and the head's indices are the 64 samples', not the
+            // finer stroke's.)
             var found: [Candidate] = []
             for arrow in arrows {
-                guard !decidingOnly || !arrow.hasClosedHead || reading == .afterLeadIn
+                guard !decidingOnly || !arrow.hasClosedHead || reading == .afterLeadIn || linePasses
                     || arrow.mayBeTraced(
                         by: points, length: length, minimumDrawn: minimumDrawnFraction,
                         minimumDrawnSide: minimumDrawnSide)

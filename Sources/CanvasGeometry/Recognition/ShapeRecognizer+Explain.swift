@@ -30,11 +30,13 @@ extension ShapeRecognizer {
                     + "\(figure(candidate.relativeRMS)) of the size against \(figure(polygon.relativeRMS)))"
             } else if chosen?.shape.kind == .line {
                 verdict = "passes, but a line passes too (the simplest explanation)"
-            } else if chosen?.shape.kind == .arrow, let line = all.first, line.shape.kind == .line, line.isAccepted {
-                verdict =
-                    candidate.shape.kind == .line
-                    ? "passes, but an arrow passes too: a head at the line's end, which the line took for a hook"
-                    : "passes, but a line passes too, and an arrow with it (a head at the line's end)"
+            } else if chosen?.shape.kind == .arrow, candidate.shape.kind == .line {
+                verdict = "passes, but an arrow passes too: a head at the line's end"
+                if case .stroke(hooksCut: true) = candidate.fittedTo { verdict += ", which the line cut off as a hook" }
+            } else if chosen?.shape.kind == .arrow, candidate.shape.kind != .arrow,
+                all.contains(where: { $0.shape.kind == .line && $0.isAccepted })
+            {
+                verdict = "passes, but a line passes too, and an arrow with it (a head at the line's end)"
             } else if let chosen, candidate.givesWay(to: chosen) {
                 verdict =
                     "passes, but \(chosen.shape.kind.rawValue) passes too, and a parallelogram gives way to every "

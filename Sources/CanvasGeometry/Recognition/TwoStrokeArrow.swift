@@ -304,8 +304,9 @@ struct TwoStrokeArrow {
         case .success(let stroke): prepared = stroke
         case .failure(let failure): return .failure(.noShaft(reason: "no line: " + failure.description))
         }
-        // A line that passes is the shaft: `recognize` makes the stroke that line, or an arrow
-        // when a head of its own is at an end (which a node does not offer as a shaft).
+        // A line that passes is the shaft. (`recognize` makes the stroke that line, or an arrow
+        // when a head of its own is at an end; a node keeps only strokes it made lines, or
+        // left alone, for the next stroke to join.)
         let (line, lineRefusal) = ShapeRecognizer.line(in: smoothed, prepared: prepared, decidingOnly: decidingOnly)
         if lineRefusal == nil, line.points.count == 2, line.points[0] != line.points[1] {
             let ends =
