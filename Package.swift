@@ -136,7 +136,8 @@ let package = Package(
         .testTarget(
             name: "CanvasWebTests", dependencies: ["CanvasWeb", "CanvasCore", "CanvasProtocol", "CanvasNode", "CanvasRuntime"],
             swiftSettings: strict),
-        .testTarget(name: "CanvasCLITests", dependencies: ["canvas", "EmbeddedNode"], swiftSettings: strict),
+        .testTarget(
+            name: "CanvasCLITests", dependencies: ["canvas", "EmbeddedNode", "CanvasTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "CanvasBenchTests", dependencies: ["CanvasBench", "CanvasCore", "CanvasProtocol", "LANCluster"],
             swiftSettings: strict),

@@ -57,6 +57,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -227,8 +228,13 @@ def main():
         "node_cpu_seconds": round(node_cpu, 1), "applied_operations": applied[-1],
         "backlog_by_tenth": [backlog[i] for i in range(0, len(backlog), max(1, len(backlog) // 10))], "backlog_last_sample": backlog[-1], "backlog_max": max(backlog),
         "verdict": "GROWS" if grows else "FLAT", "exit_status": exit_status,
-        "samples": [[t, round(r / 2**20, 2)] for t, r in samples], "work": work,
+        "samples": [[t, round(r / 2**20, 2)] for t, r in samples],
     }
+    # The node's log is kept for a run whose memory grows, and removed with its folder otherwise.
+    if grows:
+        result["work"] = work
+    else:
+        shutil.rmtree(work, ignore_errors=True)
     if args.json:
         print(json.dumps(result, indent=2))
     else:

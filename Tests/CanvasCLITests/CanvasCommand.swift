@@ -1,3 +1,4 @@
+import CanvasTestSupport
 import Foundation
 
 /// Runs the built `canvas` executable (or another of the package's), as a user or a
@@ -70,11 +71,10 @@ struct CanvasCommand {
         var done: Bool { lock.withLock { stored != nil } }
     }
 
-    /// Writes `text` to a new temporary file and returns its path.
+    /// Writes `text` to a new temporary file (`TemporaryFolders`: removed when the tests end)
+    /// and returns its path.
     static func temporaryFile(_ text: String, name: String = "ops.ndjson") throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("canvas-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let file = folder.appendingPathComponent(name)
+        let file = TemporaryFolders.make("cli").appendingPathComponent(name)
         try Data(text.utf8).write(to: file)
         return file.path
     }

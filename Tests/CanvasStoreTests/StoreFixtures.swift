@@ -5,12 +5,9 @@ import Foundation
 /// The CRDT operation (Foundation has an `Operation` too).
 typealias Operation = CanvasCore.Operation
 
-/// A fresh, empty store folder under the temporary directory.
+/// A fresh, empty store folder (`TemporaryFolders`: removed when the tests end).
 func temporaryStore(_ name: String = #function) -> URL {
-    let folder = FileManager.default.temporaryDirectory
-        .appendingPathComponent("canvas-store-tests-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    return folder
+    TemporaryFolders.make("store")
 }
 
 /// Seeded histories of typical drawing: strokes of points on a 1/4 px, 1/2 px or 1 px

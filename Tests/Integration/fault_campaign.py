@@ -38,6 +38,7 @@ import glob
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -558,10 +559,16 @@ def main():
         return 0
     # SIGTERM (a CI timeout) ends the run through its cleanup: namespaces, the tmpfs, the processes.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    failures = Campaign(options).run()
+    campaign = Campaign(options)
+    failures = campaign.run()
+    campaign.fault_log.close()
     for failure in failures:
         print(f"FAIL: {failure}", flush=True)
-    return 1 if failures else 0
+    if failures:
+        print(f"the campaign's work folder (fault log, node logs) is kept: {campaign.work}", flush=True)
+        return 1
+    shutil.rmtree(campaign.work, ignore_errors=True)
+    return 0
 
 
 if __name__ == "__main__":

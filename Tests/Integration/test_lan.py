@@ -12,12 +12,12 @@ import random
 import socket
 import subprocess
 import sys
-import tempfile
 import termios
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
+import workfolders  # noqa: E402
 from canvasnode import (  # noqa: E402
     Node, multicast_interface, rough_polyline, seeded_random, view_as_the_original_app_knows_it, wait_converged)
 from lan_wire import data_chunk, is_compact  # noqa: E402
@@ -67,7 +67,7 @@ def free_udp_port():
 
 class LANCluster(unittest.TestCase):
     def setUp(self):
-        self.work = tempfile.mkdtemp(prefix="canvas-lan-")
+        self.work = workfolders.make("canvas-lan-")
         self.port = free_udp_port()
         self.group = f"239.255.{random.randrange(1, 255)}.{random.randrange(1, 255)}"
         self.nodes = []
@@ -246,7 +246,7 @@ class LANGateway(unittest.TestCase):
 
     def test_gateway_failover_loses_nothing(self):
         server = Prosody("lan-gateway")
-        work = tempfile.mkdtemp(prefix="canvas-lan-gw-")
+        work = workfolders.make("canvas-lan-gw-")
         port = free_udp_port()
         group = f"239.255.{random.randrange(1, 255)}.{random.randrange(1, 255)}"
         room = server.room("bridged")
@@ -295,7 +295,7 @@ class LANGateway(unittest.TestCase):
         the LAN, its undo and redo too (the gateway names a redone stroke, the LAN keeps
         the name)."""
         server = Prosody("lan-original")
-        work = tempfile.mkdtemp(prefix="canvas-lan-app-")
+        work = workfolders.make("canvas-lan-app-")
         port = free_udp_port()
         group = f"239.255.{random.randrange(1, 255)}.{random.randrange(1, 255)}"
         room = server.room("bridged-app")
@@ -356,7 +356,7 @@ class EndToEndBenchmark(unittest.TestCase):
     figures are docs/benchmarks.md's."""
 
     def run_small(self, server_arguments, expected_server):
-        work = tempfile.mkdtemp(prefix=f"canvas-e2e-{expected_server}-")
+        work = workfolders.make(f"canvas-e2e-{expected_server}-")
         result = subprocess.run(
             [CANVAS, "bench", "1000-user", "--e2e", "--nodes", "6", "--groups", "2", "--authors", "100",
              "--seconds", "8", "--settle", "30", *server_arguments, "--work", work, "--json"],
@@ -404,4 +404,4 @@ class EndToEndBenchmark(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    workfolders.run_tests()

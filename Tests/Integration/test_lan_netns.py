@@ -14,11 +14,11 @@ import random
 import signal
 import socket
 import sys
-import tempfile
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
+import workfolders  # noqa: E402
 import netns  # noqa: E402
 from canvasnode import Node, seeded_random, wait_converged  # noqa: E402
 from lan_wire import (KIND_DATA, MAGIC, SEALED_VERSION, carries_append, data_datagram, is_for_room,  # noqa: E402
@@ -110,7 +110,7 @@ def forged_stroke(rng, identifier, points):
 class NamespaceLAN(unittest.TestCase):
     def setUp(self):
         self.started = time.monotonic()
-        self.work = tempfile.mkdtemp(prefix="canvas-lan-netns-")
+        self.work = workfolders.make("canvas-lan-netns-")
         self.lan = netns.LAN()
         self.addCleanup(self.lan.close)  # runs after tearDown, also when setUp fails later
         # A random group per run: runs never hear each other even on a shared bridge.
@@ -389,4 +389,4 @@ class NamespaceLAN(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    workfolders.run_tests()

@@ -15,13 +15,13 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import unittest
 import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(__file__))
+import workfolders  # noqa: E402
 from canvasnode import Node, multicast_interface, rough_polyline  # noqa: E402
 
 from selenium import webdriver  # noqa: E402
@@ -189,7 +189,7 @@ class PageInABrowser(unittest.TestCase):
     """Everything in one scenario, in order, on one pair of nodes (a browser start costs)."""
 
     def setUp(self):
-        self.work = tempfile.mkdtemp(prefix="canvas-web-")
+        self.work = workfolders.make("canvas-web-")
         port, group = free_udp_port(), f"239.255.{random.randrange(1, 255)}.{random.randrange(1, 255)}"
         self.a = WebNode("a", self.work, port, group, lan_interface()).start()
         self.b = WebNode("b", self.work, port, group, lan_interface()).start()
@@ -442,4 +442,4 @@ class PageInABrowser(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    workfolders.run_tests()

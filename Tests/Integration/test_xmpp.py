@@ -10,11 +10,11 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
+import workfolders  # noqa: E402
 from canvasnode import Node, rough_polyline, seeded_random, view_as_the_original_app_knows_it, wait_converged  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -50,7 +50,7 @@ class Prosody:
     """A Prosody server of the harness in its own folder."""
 
     def __init__(self, name, **settings):
-        self.dir = tempfile.mkdtemp(prefix=f"canvas-prosody-{name}-")
+        self.dir = workfolders.make(f"canvas-prosody-{name}-")
         self.settings = settings
         self.start()
 
@@ -90,7 +90,7 @@ class XMPPIntegration(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.server = Prosody("main")
-        cls.work = tempfile.mkdtemp(prefix="canvas-xmpp-")
+        cls.work = workfolders.make("canvas-xmpp-")
         cls.nodes = []
 
     @classmethod
@@ -530,7 +530,7 @@ class XMPPConnectionCut(unittest.TestCase):
 
     def test_a_cut_connection_is_resumed_and_nothing_drawn_offline_is_lost(self):
         server = Prosody("cut")
-        work = tempfile.mkdtemp(prefix="canvas-xmpp-cut-")
+        work = workfolders.make("canvas-xmpp-cut-")
         proxy = CuttableProxy(server.env["XMPP_HOST"], server.env["XMPP_PORT"])
         try:
             room = server.room("cut")
@@ -563,7 +563,7 @@ class XMPPConnectionCut(unittest.TestCase):
         (its stand-in, which appends an APPEND's points however often it arrives) holds
         each point once; the stroke drawn offline reaches everyone (PROTOCOL.md §14.8)."""
         server = Prosody("resend", PROSODY_SMACKS_HIBERNATION="2")
-        work = tempfile.mkdtemp(prefix="canvas-xmpp-resend-")
+        work = workfolders.make("canvas-xmpp-resend-")
         proxy = CuttableProxy(server.env["XMPP_HOST"], server.env["XMPP_PORT"])
         app = None
         try:
@@ -610,7 +610,7 @@ class XMPPServerVariants(unittest.TestCase):
 
     def test_scram_sha256_over_direct_tls(self):
         server = Prosody("sha256", PROSODY_SCRAM="sha256")
-        work = tempfile.mkdtemp(prefix="canvas-xmpp-variant-")
+        work = workfolders.make("canvas-xmpp-variant-")
         try:
             room = server.room("variant")
             env = dict(server.env)
@@ -637,4 +637,4 @@ class XMPPServerVariants(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    workfolders.run_tests()

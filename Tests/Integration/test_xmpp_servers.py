@@ -16,12 +16,12 @@ import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
+import workfolders  # noqa: E402
 from canvasnode import Node, seeded_random, wait_converged  # noqa: E402
 import test_xmpp  # noqa: E402  (its Prosody; imported whole, so that its tests do not run here)
 from dns_responder import DNSResponder  # noqa: E402
@@ -40,7 +40,7 @@ class EjabberdCluster:
     """A cluster of ejabberd members started by scripts/ejabberd-harness cluster-start."""
 
     def __init__(self, members=2):
-        self.dir = tempfile.mkdtemp(prefix="canvas-ejabberd-cluster-")
+        self.dir = workfolders.make("canvas-ejabberd-cluster-")
         self._harness("cluster-start", self.dir, str(members))
         self.env = test_xmpp.read_env(os.path.join(self.dir, "env"))
         self.member_dirs = self.env["MEMBER_DIRS"].split()
@@ -299,7 +299,7 @@ class EjabberdClusterFailover(unittest.TestCase):
         """XEP-0198 across the cluster: the session lives on in member 0, which hands it
         to member 1; the node keeps its room presence (no rejoin) and loses nothing."""
         cluster = self.cluster
-        work = tempfile.mkdtemp(prefix="canvas-xmpp-cluster-resume-")
+        work = workfolders.make("canvas-xmpp-cluster-resume-")
         first, second = cluster.hosts
         proxy = test_xmpp.CuttableProxy("127.0.0.1", first.split(":")[1])
         room = f"resume@{cluster.env['MUC_SERVICE']}"
@@ -328,10 +328,9 @@ class EjabberdClusterFailover(unittest.TestCase):
                 if node.process and node.process.poll() is None:
                     node.kill()
             proxy.close()
-        shutil.rmtree(work, ignore_errors=True)
 
     def test_2_the_room_survives_its_member_being_stopped_then_killed(self):
-        work = tempfile.mkdtemp(prefix="canvas-xmpp-cluster-")
+        work = workfolders.make("canvas-xmpp-cluster-")
 
         def report(how, times):
             what = {"stopped": "member stopped: strokes reach everyone again after",
@@ -344,7 +343,6 @@ class EjabberdClusterFailover(unittest.TestCase):
             for name, seconds in times.items():
                 limit = IDLE_LIMIT_S if how == "idle" else FAILOVER_LIMIT_S
                 self.assertLess(seconds, limit, f"member {how}: {name} was back only after {seconds:.2f} s")
-        shutil.rmtree(work, ignore_errors=True)
 
 
 class ProsodyFederation(unittest.TestCase):
@@ -357,7 +355,7 @@ class ProsodyFederation(unittest.TestCase):
         home = test_xmpp.Prosody("federation-a", PROSODY_DOMAIN="127.0.0.2", PROSODY_MUC_SERVICE="127.0.0.4",
                                  PROSODY_S2S_INTERFACES="127.0.0.2 127.0.0.4")
         away = test_xmpp.Prosody("federation-b", PROSODY_DOMAIN="127.0.0.3", PROSODY_S2S_INTERFACES="127.0.0.3")
-        work = tempfile.mkdtemp(prefix="canvas-xmpp-federation-")
+        work = workfolders.make("canvas-xmpp-federation-")
         nodes = []
 
         def node(server, name, user):
@@ -399,7 +397,6 @@ class ProsodyFederation(unittest.TestCase):
                     n.kill()
             home.stop()
             away.stop()
-        shutil.rmtree(work, ignore_errors=True)
 
 
 class SRVDiscovery(unittest.TestCase):
@@ -414,7 +411,7 @@ class SRVDiscovery(unittest.TestCase):
         if os.geteuid() != 0 or shutil.which("unshare") is None:
             self.skipTest("needs root and unshare(1): the node gets a resolv.conf of its own in a mount namespace")
         server = test_xmpp.Prosody("srv")
-        work = tempfile.mkdtemp(prefix="canvas-xmpp-srv-")
+        work = workfolders.make("canvas-xmpp-srv-")
         dead = socket.socket()
         dead.bind(("127.0.0.1", 0))
         dead_port = dead.getsockname()[1]
@@ -458,7 +455,6 @@ class SRVDiscovery(unittest.TestCase):
                 node.kill()
             dns.close()
             server.stop()
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def repeat(runs):
@@ -467,7 +463,7 @@ def repeat(runs):
     samples = {"stopped": [], "killed": [], "idle": []}
     try:
         for run in range(runs):
-            work = tempfile.mkdtemp(prefix="canvas-xmpp-cluster-")
+            work = workfolders.make("canvas-xmpp-cluster-")
             figures = failover_scenario(cluster, work, f"failover{run}")
             for how, times in figures.items():
                 samples[how] += times.values()
@@ -492,4 +488,4 @@ if __name__ == "__main__":
     if options.runs:
         repeat(options.runs)
     else:
-        unittest.main(verbosity=2, argv=[sys.argv[0], *rest])
+        workfolders.run_tests(argv=[sys.argv[0], *rest])
