@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
 """scripts/convert-gesture-logs on collections written here: what it keeps, how it spells
 labels, what it leaves out (clicks, copies, the development logs' gestures, an app's
-jumps where told) and how it refuses a broken file; and scripts/convert-flowcharts on a
+jumps where told) and how it refuses a broken file; scripts/convert-flowcharts on a
 chart written here: each symbol's strokes in the order drawn, with each stroke's place
-in the chart's order. The held-out evaluation (docs/recognition.md, "A fourth held-out
-set", "Arrows drawn in two strokes") is only as honest as these conversions."""
+in the chart's order; and how scripts/held-out-sets takes a folder of a repository at a
+commit (on any branch) and unpacks a zip, from a repository made here. The held-out
+evaluation (docs/recognition.md, "A fourth held-out set", "Arrows drawn in two strokes")
+is only as honest as these conversions."""
+import importlib.machinery
+import importlib.util
 import json
 import pathlib
 import subprocess
+import zipfile
 import sys
 import tempfile
 import unittest
@@ -15,6 +20,7 @@ import unittest
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 CONVERTER = ROOT / "scripts" / "convert-gesture-logs"
 FLOWCHART_CONVERTER = ROOT / "scripts" / "convert-flowcharts"
+HELD_OUT_SETS = ROOT / "scripts" / "held-out-sets"
 DEVELOPMENT_LOGS = ROOT.parent / "shared" / "data" / "dollar1-unistroke" / "dollar1.jsonl"
 
 
@@ -186,6 +192,65 @@ class ConvertFlowcharts(unittest.TestCase):
                                  capture_output=True, text=True)
             self.assertEqual(run.returncode, 1)
             self.assertIn("writer7_2.inkml: a point of fewer than two numbers", run.stderr)
+
+
+def held_out_sets():
+    """scripts/held-out-sets as a module (its file name has no .py)."""
+    loader = importlib.machinery.SourceFileLoader("held_out_sets", str(HELD_OUT_SETS))
+    spec = importlib.util.spec_from_loader("held_out_sets", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+class HeldOutSets(unittest.TestCase):
+    """The fetching of scripts/held-out-sets, on a repository made here: a folder as it was
+    at a commit of the default branch and of another one, and a zip unpacked beside it."""
+
+    def setUp(self):
+        self.directory = tempfile.TemporaryDirectory()
+        self.root = pathlib.Path(self.directory.name)
+        self.script = held_out_sets()
+
+    def tearDown(self):
+        self.directory.cleanup()
+
+    def git(self, *arguments, cwd=None):
+        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *arguments],
+                              cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+
+    def test_a_folder_at_a_commit_of_any_branch_and_a_zip_beside_it(self):
+        work = self.root / "owner" / "name"
+        work.mkdir(parents=True)
+        self.git("init", "-q", "-b", "main", cwd=work)
+        (work / "logs" / "s01").mkdir(parents=True)
+        (work / "logs" / "s01" / "circle01.xml").write_text("first")
+        (work / "other.txt").write_text("not asked for")
+        with zipfile.ZipFile(work / "data.zip", "w") as archive:
+            archive.writestr("1/arrow01.xml", "zipped")
+        self.git("add", "-A", cwd=work)
+        self.git("commit", "-q", "-m", "first", cwd=work)
+        first = self.git("rev-parse", "--short", "HEAD", cwd=work)
+        sources, template = self.root / "sources", str(self.root / "{owner}" / "{name}")
+        sources.mkdir()
+
+        folder = self.script.tree("owner/name", first, "logs", sources, template)
+        self.assertEqual((folder / "s01" / "circle01.xml").read_text(), "first")
+        self.assertFalse((folder.parent / "other.txt").exists(), "only the folder asked for is unpacked")
+        # A commit on another branch, made after the clone: fetched.
+        self.git("checkout", "-q", "-b", "data", cwd=work)
+        (work / "logs" / "s01" / "circle01.xml").write_text("on the branch")
+        self.git("commit", "-q", "-am", "second", cwd=work)
+        second = self.git("rev-parse", "--short", "HEAD", cwd=work)
+        self.git("checkout", "-q", "main", cwd=work)
+        branch = self.script.tree("owner/name", second, "logs", sources, template)
+        self.assertEqual((branch / "s01" / "circle01.xml").read_text(), "on the branch")
+        self.assertEqual(self.script.tree("owner/name", first, "logs", sources, template), folder, "unpacked once")
+        unpacked = self.script.unzipped(self.script.tree("owner/name", first, "data.zip", sources, template))
+        self.assertEqual((unpacked / "1" / "arrow01.xml").read_text(), "zipped")
+        with self.assertRaises(self.script.Failure) as missing:
+            self.script.tree("owner/name", first, "no-such-folder", sources, template)
+        self.assertIn("no-such-folder", str(missing.exception))
 
 
 if __name__ == "__main__":
