@@ -192,7 +192,8 @@ public struct Replica: Sendable {
             switch shape {
             case .none: (self.drawn, shown) = (drawn, drawn)
             case .line: (self.drawn, shown) = (drawn, shapeID)
-            case .rectangle, .diamond, .parallelogram, .ellipse, .triangle, .arrow, .elbowArrow: return nil
+            case .rectangle, .diamond, .parallelogram, .ellipse, .triangle, .arrow, .elbowArrow, .doubleArrow:
+                return nil
             }
         }
     }

@@ -11,7 +11,8 @@ struct Recognize: ParsableCommand {
             Reads NDJSON, one stroke per line as an object with "points": [[x, y], …] (other \
             fields are ignored), from FILE or standard input, and prints one JSON object per \
             line: {"shape": "line" | "rectangle" | "diamond" | "parallelogram" | "ellipse" | \
-            "triangle" | "arrow" | "elbow_arrow" | "none", "points": […]}, where points is the replacement \
+            "triangle" | "arrow" | "elbow_arrow" | "double_arrow" | "none", "points": […]}, where points \
+            is the replacement \
             geometry as a polyline (empty for none). Invalid lines are reported on standard \
             error as FILE:LINE: error: … and make the exit status 1. With --explain, each \
             object also has "explain": every shape tried, with the stroke's scores against it \

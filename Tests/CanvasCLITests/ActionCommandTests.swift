@@ -202,7 +202,8 @@ struct ActionCommandTests {
 
     /// --explain names every shape tried, its scores and verdict: a hand-drawn square is
     /// chosen as a rectangle, the line is refused by its RMS test, the ellipse meets the
-    /// square's corners, and the elbow arrow is not tried (another shape passes).
+    /// square's corners, the elbow arrow is not tried (another shape passes), and the double
+    /// arrow finds no head at each end.
     @Test func recognizeExplainsEveryShapeTried() throws {
         var square: [[Double]] = []
         for (from, to) in [((0.0, 0.0), (100.0, 0.0)), ((100, 0), (100, 100)), ((100, 100), (0, 100)), ((0, 100), (0, 0))] {
@@ -215,11 +216,13 @@ struct ActionCommandTests {
         let (shape, explained) = try Self.explain(square)
         #expect(shape == "rectangle")
         let verdicts = Dictionary(explained.map { ($0["shape"] as! String, $0["verdict"] as! String) }) { a, _ in a }
-        #expect(Set(verdicts.keys) == ["line", "rectangle", "ellipse", "triangle", "arrow", "elbow_arrow"])
+        #expect(
+            Set(verdicts.keys) == ["line", "rectangle", "ellipse", "triangle", "arrow", "elbow_arrow", "double_arrow"])
         #expect(verdicts["rectangle"] == "chosen")
         #expect(verdicts["line"]?.hasPrefix("refused: RMS distance ") == true, "\(verdicts)")
         #expect(verdicts["ellipse"]?.hasPrefix("not fitted: a corner ") == true, "\(verdicts)")
         #expect(verdicts["elbow_arrow"]?.hasPrefix("not fitted: another shape passes") == true, "\(verdicts)")
+        #expect(verdicts["double_arrow"]?.hasPrefix("not fitted: no head at each end") == true, "\(verdicts)")
         let rectangle = try #require(explained.first { $0["shape"] as? String == "rectangle" })
         #expect((rectangle["rms"] as? Double ?? 1) < 0.01)
         // What each shape was fitted to, named where it was fitted and only there.

@@ -1367,6 +1367,84 @@ struct RecognitionTests {
             }, "seed \(seed): \(explained.hypotheses.map(\.verdict))")
     }
 
+    /// An arrow with a head at each end drawn in one stroke (the first head from a barb's
+    /// end or from its tip, the shaft, the last head out and back from its tip), heads of 6 %
+    /// to 25 % of the shaft, is a double arrow (`DoubleArrowFit`), its tips and barbs where
+    /// they were drawn. Before, with small heads it was a line (both heads erased), with
+    /// large ones nothing (without the double arrow, every seed fails).
+    @Test(arguments: seeds) func anArrowWithAHeadAtEachEndIsADoubleArrow(seed: UInt64) {
+        var pen = SyntheticPen(seed: seed, jitter: 0)
+        let length = pen.random(in: 300...900)
+        pen.jitter = Self.jitter(for: length)
+        let direction = pen.random(in: 0...(2 * .pi))
+        let start = Point(x: pen.random(in: -500...500), y: pen.random(in: -500...500))
+        let end = start + rotated(Point(x: length, y: 0), by: direction)
+        // Small heads, as a long connector's (a sample or two of the stroke's 64), then large ones.
+        let share = seed <= 12 ? pen.random(in: 0.07...0.1) : pen.random(in: 0.13...0.25)
+        /// A head at `tip` pointing `angle`: its barbs' ends.
+        func head(at tip: Point, pointing angle: Double) -> (Point, Point) {
+            let back = rotated(Point(x: -share * length, y: 0), by: angle)
+            let spread = pen.random(in: 0.44...0.7)
+            return (tip + rotated(back, by: spread), tip + rotated(back, by: -spread))
+        }
+        let (a1, a2) = head(at: start, pointing: direction + .pi)
+        let (b1, b2) = head(at: end, pointing: direction)
+        let firstHead = seed % 2 == 0 ? [a1, start, a2, start] : [start, a1, start, a2, start]
+        let stroke = pen.stroke(through: firstHead + [end, b1, end, b2], samples: 200)
+        let shape = ShapeRecognizer.recognize(stroke)
+        #expect(shape.kind == .doubleArrow, "seed \(seed), heads \(share) of the shaft: \(shape.kind)")
+        if shape.kind == .doubleArrow {
+            #expect(shape.points.count == 8, "seed \(seed)")
+            #expect(shape.points[1].distance(to: start) < 0.03 * length, "seed \(seed)")
+            #expect(shape.points[4].distance(to: end) < 0.03 * length, "seed \(seed)")
+            #expect(Self.match([shape.points[0], shape.points[2]], [a1, a2], within: 0.04 * length), "seed \(seed)")
+            #expect(Self.match([shape.points[5], shape.points[7]], [b1, b2], within: 0.04 * length), "seed \(seed)")
+        }
+        let explained = ShapeRecognizer.explain(stroke)
+        #expect(explained.shape == shape, "seed \(seed)")
+        #expect(
+            explained.hypotheses.contains {
+                $0.kind == .doubleArrow && $0.verdict == "chosen"
+                    && $0.fittedTo?.contains("a head at each end") == true
+            }, "seed \(seed): \(explained.hypotheses.map(\.verdict))")
+        // A line that passes too says why it gave way.
+        for line in explained.hypotheses where line.kind == .line && line.verdict.hasPrefix("passes") {
+            #expect(line.verdict.hasPrefix("passes, but a double arrow passes too: a head at each of the line's ends"))
+        }
+    }
+
+    /// What is no double arrow: a five-point star, whose edges read as a shaft with heads
+    /// at both ends that meet (its other edges reach most of the way back along it: fails
+    /// without that test); a shaft with a hook on one side at each end (a long bracket); a
+    /// shaft with one head (an arrow).
+    @Test func aDoubleArrowsHeadsLieAtTheirOwnEnds() {
+        var pen = SyntheticPen(seed: 5, jitter: 0.5)
+        let star = (0...5).map { k -> Point in
+            let angle = Double(k) * 4 * .pi / 5 - .pi / 2
+            return Point(x: 300 + 200 * cos(angle), y: 300 + 200 * sin(angle))
+        }
+        var met = 0
+        for rotation in stride(from: 0.0, to: 2 * .pi, by: .pi / 10) {
+            let centre = Point(x: 300, y: 300)
+            let turned = pen.stroke(through: star.map { centre + rotated($0 - centre, by: rotation) })
+            let explained = ShapeRecognizer.explain(turned)
+            #expect(explained.shape.kind != .doubleArrow, "a star turned \(rotation)")
+            let meeting = explained.hypotheses.contains {
+                $0.kind == .doubleArrow && $0.verdict.hasPrefix("not fitted: the heads meet")
+            }
+            if meeting { met += 1 }
+        }
+        #expect(met > 0, "no star read as an edge with a head at each end")
+        let bracket = pen.stroke(through: [
+            Point(x: 40, y: 40), Point(x: 0, y: 0), Point(x: 600, y: 0), Point(x: 640, y: 40),
+        ])
+        #expect(ShapeRecognizer.recognize(bracket).kind != .doubleArrow)
+        let arrow = pen.stroke(through: [
+            Point(x: 0, y: 0), Point(x: 600, y: 0), Point(x: 540, y: 40), Point(x: 600, y: 0), Point(x: 540, y: -40),
+        ])
+        #expect(ShapeRecognizer.recognize(arrow).kind == .arrow)
+    }
+
     @Test func aLineWithAHookAtItsEndIsNotAnArrow() {
         var pen = SyntheticPen(seed: 2, jitter: 0.5)
         let stroke = pen.stroke(through: [Point(x: 0, y: 0), Point(x: 400, y: 0), Point(x: 330, y: 40)])

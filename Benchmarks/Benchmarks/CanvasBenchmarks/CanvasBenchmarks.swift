@@ -85,7 +85,8 @@ let benchmarks: @Sendable () -> Void = {
 
     // Recognising a finished 200-point stroke (issue 14: under 50 µs): a circle, a
     // rectangle, a scribble, a rectangle with rounded corners, a 2.4:1 diamond, a 2.5:1
-    // parallelogram and an elbow arrow as a pen samples them, with a deterministic wobble.
+    // parallelogram, an elbow arrow, a line, a line with a small head and a double arrow as
+    // a pen samples them, with a deterministic wobble.
     for (name, stroke) in recognitionStrokes(points: 200) {
         Benchmark("recognition: a 200-point \(name)") { benchmark in
             for _ in benchmark.scaledIterations {
@@ -274,6 +275,11 @@ func recognitionStrokes(points count: Int) -> [(String, [Point])] {
     let line = wobblyPolyline(through: [(0, 0), (600, 0)], count: count, wobble: wobble)
     let lineWithASmallHead = wobblyPolyline(
         through: [(0, 0), (600, 0), (565, 20), (600, 0), (565, -20)], count: count, wobble: wobble)
+    // A 600 px shaft with a head at each end (barbs of 47 px), the first drawn from a barb's
+    // end: a double arrow (docs/recognition.md).
+    let doubleArrow = wobblyPolyline(
+        through: [(40, 25), (0, 0), (40, -25), (0, 0), (600, 0), (560, 25), (600, 0), (560, -25)], count: count,
+        wobble: wobble)
     let scribble = (0..<count).map { k -> Point in
         let t = Double(k) / Double(count - 1)
         return Point(x: 400 * t + 60 * sin(t * 31), y: 150 * sin(t * 11) + 40 * cos(t * 23))
@@ -282,7 +288,7 @@ func recognitionStrokes(points count: Int) -> [(String, [Point])] {
         ("circle", circle), ("rectangle", rectangle), ("scribble", scribble),
         ("rectangle with rounded corners", roundedRectangle(points: count, wobble: wobble)),
         ("diamond", diamond), ("parallelogram", parallelogram), ("elbow arrow", elbowArrow), ("line", line),
-        ("line with a small head", lineWithASmallHead),
+        ("line with a small head", lineWithASmallHead), ("double arrow", doubleArrow),
     ]
 }
 

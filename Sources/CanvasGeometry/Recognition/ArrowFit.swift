@@ -360,6 +360,9 @@ struct ArrowFit {
     /// Whether this reading's head is closed: the stroke runs across the barbs' ends.
     var hasClosedHead: Bool { drawnSides.count == 4 }
 
+    /// How far back along the shaft from the tip the barbs reach (the farther one's end).
+    var barbReach: Double { max(axis.dot(barbs.0 - tip), axis.dot(barbs.1 - tip)) }
+
     /// Whether `stroke`, the points this was read from (`length` long), may trace at least
     /// `minimumDrawn` of this arrow's sides and `minimumDrawnSide` of each, as its
     /// `OutlineMatch` with `drawnSides` measures them: false only when it certainly does

@@ -226,8 +226,11 @@ struct ElbowArrowFit {
     }
 
     /// The indices of the stroke's sharp turns from sample `start` on, each at its sharpest
-    /// sample, in order.
-    static func sharpTurns(of points: [Point], from start: Int, sharperThan angle: Double) -> [Int] {
+    /// sample, in order: the first `limit` (by default one more than an elbow arrow's bends,
+    /// which is enough to refuse one).
+    static func sharpTurns(
+        of points: [Point], from start: Int, sharperThan angle: Double, limit: Int = maximumBends + 1
+    ) -> [Int] {
         let filter = StrokeResampling.SharpTurnFilter(angle: angle)
         let reach = StrokeResampling.turnReach
         var turns: [Int] = []
@@ -245,7 +248,7 @@ struct ElbowArrowFit {
                 }
             }
             turns.append(sharpest)
-            if turns.count > maximumBends { break }
+            if turns.count >= limit { break }
             index += 1
         }
         return turns

@@ -5,6 +5,8 @@ public enum ShapeKind: String, Sendable, CaseIterable {
     case line, rectangle, diamond, parallelogram, ellipse, triangle, arrow
     /// An arrow whose shaft bends at right angles, once or twice (a flowchart's connector).
     case elbowArrow = "elbow_arrow"
+    /// A straight arrow with a head at each end (a two-way connector).
+    case doubleArrow = "double_arrow"
     /// Not a shape: the stroke is left as drawn.
     case none
 }
@@ -14,7 +16,7 @@ extension ShapeKind {
     var isQuadrilateral: Bool {
         switch self {
         case .rectangle, .diamond, .parallelogram: true
-        case .line, .ellipse, .triangle, .arrow, .elbowArrow, .none: false
+        case .line, .ellipse, .triangle, .arrow, .elbowArrow, .doubleArrow, .none: false
         }
     }
 }
@@ -30,7 +32,8 @@ public struct RecognizedShape: Hashable, Sendable {
     /// corners, closed (4 points); an ellipse
     /// as a closed polygon whose chords stray from the curve by at most a quarter of a
     /// pixel; an arrow as tail, tip, barb, tip, barb; an elbow arrow as tail, its one or
-    /// two bends (right angles), tip, barb, tip, barb. Closed shapes start at the corner
+    /// two bends (right angles), tip, barb, tip, barb; a double arrow as barb, tip, barb,
+    /// tip, then tip, barb, tip, barb at the other end. Closed shapes start at the corner
     /// nearest the stroke's start and follow the drawing direction. Empty for `.none`.
     public var points: [Point]
 

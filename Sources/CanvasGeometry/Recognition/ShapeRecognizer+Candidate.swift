@@ -18,6 +18,10 @@ extension ShapeRecognizer {
         /// An arrow of three strokes: stroke `shaft` (0 the first drawn) the shaft, the other
         /// two joined into its head (`TwoStrokeArrow.joinedHead`), open or closed (nil: not yet known).
         case threeStrokes(shaft: Int, closedHead: Bool?)
+        /// A double arrow (`DoubleArrowFit`), its heads at the stroke's start and end open or
+        /// closed, compared with the whole stroke or with it sampled `ElbowArrowFit.fineness`
+        /// times as finely (small heads are a sample or two of the whole).
+        case doubleArrow(firstClosed: Bool, lastClosed: Bool, finelySampled: Bool)
 
         /// What of the stroke an arrow was read on.
         enum ArrowReading {
@@ -68,6 +72,11 @@ extension ShapeRecognizer {
                 "the \(["first", "second", "third"][min(shaft, 2)]) stroke as the shaft, "
                     + "the other two joined as the head"
                     + (closedHead.map { $0 ? ", a closed head" : ", an open head" } ?? "")
+            case .doubleArrow(let firstClosed, let lastClosed, let finelySampled):
+                (finelySampled ? FittedTo.ArrowReading.wholeFinelySampled : .whole).description
+                    + ", a head at each end: "
+                    + (firstClosed ? "a closed head" : "an open head") + " at its start, "
+                    + (lastClosed ? "a closed head" : "an open head") + " at its end"
             }
         }
 
@@ -132,7 +141,7 @@ extension ShapeRecognizer {
             switch other.shape.kind {
             case .ellipse, .diamond, .triangle: return true
             case .rectangle: return match.rmsDistance >= polygonCloseness * other.match.rmsDistance
-            case .line, .parallelogram, .arrow, .elbowArrow, .none: return false
+            case .line, .parallelogram, .arrow, .elbowArrow, .doubleArrow, .none: return false
             }
         }
 
@@ -166,7 +175,7 @@ extension ShapeRecognizer {
             case .line: (lineRMSTolerance, lineDistanceTolerance)
             case .ellipse, .rectangle, .diamond, .parallelogram, .triangle:
                 (closedShapeRMSTolerance, distanceTolerance)
-            case .arrow, .elbowArrow, .none: (rmsTolerance, distanceTolerance)
+            case .arrow, .elbowArrow, .doubleArrow, .none: (rmsTolerance, distanceTolerance)
             }
         }
 

@@ -491,6 +491,48 @@ extension ShapeRecognizer {
                 note(.arrow, "no arrow reading: " + refusals.description(size: wholeSize))
             }
             result += arrows
+            appendDoubleArrows()
+        }
+
+        /// Appends the readings of the whole stroke as an arrow with a head at each end
+        /// (`DoubleArrowFit`), with the least barb of the arrows read here (`minimumBarb`):
+        /// whether or not a line or a one-headed arrow passes too, as either would erase a
+        /// head (the closest passing arrow is chosen, and over a line). As for a head at a
+        /// line's end, when none passes, those the stroke follows but does not trace enough
+        /// of are compared again with the stroke sampled `ElbowArrowFit.fineness` times as
+        /// finely.
+        private mutating func appendDoubleArrows() {
+            let (whole, size) = (prepared.whole, prepared.wholeSize)
+            let (fits, refusal) = DoubleArrowFit.readings(
+                whole, hookLength: hookLength, sharpTurn: sharpTurn, maximumBow: distanceTolerance * size,
+                minimumBarb: minimumBarb)
+            if let refusal { note(.doubleArrow, refusal.description(size: size)) }
+            guard !fits.isEmpty else { return }
+            /// The candidates of `fits` following `followed`, and the fits refused only for
+            /// what the stroke traces of them.
+            func candidates(_ fits: [DoubleArrowFit], following followed: Followed, finely: Bool)
+                -> (found: [Candidate], untraced: [DoubleArrowFit])
+            {
+                var (found, untraced): ([Candidate], [DoubleArrowFit]) = ([], [])
+                for fit in fits {
+                    let heads = fit.closedHeads
+                    let read = candidate(
+                        .doubleArrow, fit.symmetricPolyline, sides: .each(fit.drawnSides), following: followed,
+                        fittedTo: .doubleArrow(firstClosed: heads.first, lastClosed: heads.last, finelySampled: finely))
+                    if read.failedTest?.isTracing == true { untraced.append(fit) }
+                    found.append(read)
+                }
+                return (found, untraced)
+            }
+            let (found, untraced) = candidates(
+                fits, following: (whole, size, StrokeResampling.length(of: whole)), finely: false)
+            result += found
+            guard !found.contains(where: \.isAccepted), !untraced.isEmpty else { return }
+            let finelySampled = StrokeResampling.resampled(
+                points, count: (sampleCount - 1) * ElbowArrowFit.fineness + 1)
+            result += candidates(
+                untraced, following: (finelySampled, size, StrokeResampling.length(of: finelySampled)), finely: true
+            ).found
         }
 
         /// When no shape passes (but a parallelogram, the last resort), appends the closed

@@ -33,10 +33,15 @@ extension ShapeRecognizer {
             } else if chosen?.shape.kind == .arrow, candidate.shape.kind == .line {
                 verdict = "passes, but an arrow passes too: a head at the line's end"
                 if case .stroke(hooksCut: true) = candidate.fittedTo { verdict += ", which the line cut off as a hook" }
-            } else if chosen?.shape.kind == .arrow, candidate.shape.kind != .arrow,
-                all.contains(where: { $0.shape.kind == .line && $0.isAccepted })
+            } else if chosen?.shape.kind == .doubleArrow, candidate.shape.kind == .line {
+                verdict = "passes, but a double arrow passes too: a head at each of the line's ends"
+                if case .stroke(hooksCut: true) = candidate.fittedTo { verdict += ", which the line cut off as hooks" }
+            } else if let kind = chosen?.shape.kind, [.arrow, .doubleArrow].contains(kind),
+                candidate.shape.kind != kind, all.contains(where: { $0.shape.kind == .line && $0.isAccepted })
             {
-                verdict = "passes, but a line passes too, and an arrow with it (a head at the line's end)"
+                verdict = kind == .arrow
+                    ? "passes, but a line passes too, and an arrow with it (a head at the line's end)"
+                    : "passes, but a line passes too, and a double arrow with it (a head at each of its ends)"
             } else if let chosen, candidate.givesWay(to: chosen) {
                 verdict =
                     "passes, but \(chosen.shape.kind.rawValue) passes too, and a parallelogram gives way to every "

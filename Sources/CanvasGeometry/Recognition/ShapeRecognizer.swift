@@ -22,9 +22,9 @@ public enum ShapeRecognizer {
         return choice(among: all).map { all[$0].shape } ?? .none
     }
 
-    /// The index of the accepted candidate to report: a line when one passes (or an arrow
-    /// that passes with it: a head drawn small at the end of a long shaft, which the line
-    /// took for a hook), else the closest, except that a polygon is taken over an ellipse
+    /// The index of the accepted candidate to report: a line when one passes (or the closest
+    /// arrow, one-headed or double, that passes with it: a head drawn small at the end of a
+    /// long shaft, which the line took for a hook), else the closest, except that a polygon is taken over an ellipse
     /// that passes too only when it follows the stroke more than twice as closely
     /// (`polygonCloseness`), and a
     /// parallelogram never over another closed shape but a rectangle it follows the stroke
@@ -39,7 +39,8 @@ public enum ShapeRecognizer {
         }
         func isCloser(_ a: Int, _ b: Int) -> Bool { candidates[a].match.rmsDistance < candidates[b].match.rmsDistance }
         if let line = accepted.first(where: { candidates[$0].shape.kind == .line }) {
-            return accepted.filter { candidates[$0].shape.kind == .arrow }.min(by: isCloser) ?? line
+            return accepted.filter { [.arrow, .doubleArrow].contains(candidates[$0].shape.kind) }.min(by: isCloser)
+                ?? line
         }
         guard let closest = accepted.filter({ candidates[$0].isChoosable }).min(by: isCloser) else { return nil }
         if let ellipse = accepted.lazy.filter({ candidates[$0].shape.kind == .ellipse }).min(by: isCloser),
