@@ -10,7 +10,7 @@ import FuzzDriver
 /// Recognition never crashes; its shape has finite points, as many as its kind has (none
 /// for no shape, a closed polygon of at least 32 sides for an ellipse, four equal sides for
 /// a diamond, opposite sides equal and parallel for a parallelogram, one or two right-angled
-/// bends and a head for an elbow arrow); and `recognize`
+/// bends and a head for an elbow arrow, a head at each end for a double arrow); and `recognize`
 /// decides as `explain` says, though it stops matching as soon as a shape cannot win. The
 /// same points split in two strokes (where the last byte says), and the second again in two
 /// (where the byte before it says), make an arrow of two strokes and of three (straight, or
@@ -47,6 +47,9 @@ func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             (6...7).contains(shape.points.count)
                 && shape.points[shape.points.count - 4] == shape.points[shape.points.count - 2]
                 && hasSquareBends(shape.points.dropLast(3))
+        // Barb, tip, barb, tip, then tip, barb, tip, barb.
+        case .doubleArrow:
+            shape.points.count == 8 && shape.points[1] == shape.points[3] && shape.points[4] == shape.points[6]
         case .ellipse: shape.points.count >= 33 && isClosed
         }
     guard expected else { fatalError("a \(shape.kind) of \(shape.points.count) points: \(shape.points)") }
