@@ -446,10 +446,8 @@ extension ShapeRecognizer {
             let fits = arrowFits(whole)
             var arrows = arrowCandidates(fits, of: whole, size: wholeSize)
             if linePasses, !arrows.contains(where: \.isAccepted), !untracedArrows.isEmpty {
-                let finelySampled = StrokeResampling.resampled(
-                    points, count: (sampleCount - 1) * ElbowArrowFit.fineness + 1)
                 arrows += arrowCandidates(
-                    untracedArrows, of: finelySampled, size: wholeSize, reading: .wholeFinelySampled)
+                    untracedArrows, of: finelySampled.points, size: wholeSize, reading: .wholeFinelySampled)
             }
             if !linePasses, !arrows.contains(where: \.isAccepted) {
                 // The whole stroke, and each end's trimmed stroke with both readings of the tip;
@@ -528,11 +526,15 @@ extension ShapeRecognizer {
                 fits, following: (whole, size, StrokeResampling.length(of: whole)), finely: false)
             result += found
             guard !found.contains(where: \.isAccepted), !untraced.isEmpty else { return }
-            let finelySampled = StrokeResampling.resampled(
-                points, count: (sampleCount - 1) * ElbowArrowFit.fineness + 1)
-            result += candidates(
-                untraced, following: (finelySampled, size, StrokeResampling.length(of: finelySampled)), finely: true
-            ).found
+            result += candidates(untraced, following: finelySampled, finely: true).found
+        }
+
+        /// The pen's stroke resampled `ElbowArrowFit.fineness` times as finely as the samples
+        /// the shapes are read from, with the whole stroke's size and its own length: what a
+        /// head a sample or two of the 64 long is compared with again.
+        private var finelySampled: Followed {
+            let fine = StrokeResampling.resampled(points, count: (sampleCount - 1) * ElbowArrowFit.fineness + 1)
+            return (fine, prepared.wholeSize, StrokeResampling.length(of: fine))
         }
 
         /// When no shape passes (but a parallelogram, the last resort), appends the closed
@@ -617,9 +619,7 @@ extension ShapeRecognizer {
                     candidate(.elbowArrow, polyline, sides: .each(fit.drawnSides), following: prepared.untrimmed))
             }
             if !fits.isEmpty, !elbows.contains(where: \.isAccepted) {
-                let finelySampled = StrokeResampling.resampled(
-                    points, count: (sampleCount - 1) * ElbowArrowFit.fineness + 1)
-                let followed = (finelySampled, wholeSize, StrokeResampling.length(of: finelySampled))
+                let followed = finelySampled
                 for index in elbows.indices where elbows[index].failedTest?.isTracing == true {
                     let (fit, polyline) = fits[index]
                     elbows[index] = candidate(

@@ -24,9 +24,9 @@ public enum ShapeRecognizer {
 
     /// The index of the accepted candidate to report: a line when one passes (or the closest
     /// arrow, one-headed or double, that passes with it: a head drawn small at the end of a
-    /// long shaft, which the line took for a hook), else the closest, except that a polygon is taken over an ellipse
-    /// that passes too only when it follows the stroke more than twice as closely
-    /// (`polygonCloseness`), and a
+    /// long shaft, which the line took for a hook), else the closest, except that a polygon
+    /// is taken over an ellipse that passes too only when it follows the stroke more than
+    /// twice as closely (`polygonCloseness`), and a
     /// parallelogram never over another closed shape but a rectangle it follows the stroke
     /// more than twice as closely as (`Candidate.givesWay(to:)`). (An index, not the
     /// candidate: two readings may give one shape, an arrow's open and closed heads, of
