@@ -503,7 +503,7 @@ class Campaign:
             "largest_store_bytes": store_bytes,
             "operations_acknowledged": len(acknowledged),
             "operations_checked": len(acknowledged) * len(stores), "missing": missing,
-            "unexpected_exits": len(self.unexpected_exits), "fault_log": self.fault_log.name,
+            "unexpected_exits": len(self.unexpected_exits),
         }
         print("fault campaign: " + json.dumps(summary), flush=True)
         if self.kills < options.min_kills:
