@@ -344,6 +344,24 @@ class PageInABrowser(unittest.TestCase):
         b.wait(lambda: b.js(count) == strokes_before + 3, "the shaft and both barbs back on page B")
         self.wait_converged("undo of the arrow of three strokes")
 
+        # 4f. An arrow with a head at each end drawn in one stroke (a two-way connector: one
+        # head, the shaft, the other head) becomes a double arrow on both pages, drawn as any
+        # other shape (eight points, each tip repeated). Before 2026-11-29 it became a line:
+        # both heads erased.
+        strokes_before = b.js(count)
+        shapes_before = b.js(shape)
+        a.drag(rough_polyline(
+            [(130, 610), (100, 630), (130, 650), (100, 630), (460, 630), (430, 610), (460, 630), (430, 650)]))
+        for page in (a, b):
+            page.wait(lambda page=page: page.js(shape) == shapes_before + 1 and page.js(count) == strokes_before + 1,
+                      f"the double arrow on page {page.name}")
+        self.assertGreater(b.ink(280, 630, 4), 0, "the double arrow's shaft")
+        for x, name in ((115, "the first head"), (445, "the last head")):
+            self.assertGreater(b.ink(x, 620, 4), 0, f"{name}'s upper barb")
+            self.assertGreater(b.ink(x, 640, 4), 0, f"{name}'s lower barb")
+        self.wait_converged("the double arrow")
+        b.screenshot("4f-double-arrow")
+
         # 5. The SVG the page downloads is `canvas export` of the room.
         a.focus()
         downloaded = self.browser.execute_async_script(
