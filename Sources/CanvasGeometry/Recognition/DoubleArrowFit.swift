@@ -44,6 +44,9 @@ struct DoubleArrowFit {
         /// The heads' barbs reach `reach` back along the shaft together, at least its length
         /// `shaft`: the heads meet (lengths in the stroke's units).
         case headsMeet(reach: Double, shaft: Double)
+        /// The head read at the stroke's start has its tip no earlier along the stroke than
+        /// the one read at its end: the two readings overlap.
+        case tipsOutOfOrder
 
         /// In words, lengths as fractions of `size`.
         func description(size: Double) -> String {
@@ -55,6 +58,9 @@ struct DoubleArrowFit {
             case .headsMeet(let reach, let shaft):
                 "the heads meet: their barbs reach \(ShapeRecognizer.figure(reach / shaft)) of the shaft's length "
                     + "back along it together (less than 1)"
+            case .tipsOutOfOrder:
+                "the heads overlap: the tip of the head at the stroke's start comes no earlier along it "
+                    + "than the tip of the head at its end"
             }
         }
     }
@@ -97,7 +103,7 @@ struct DoubleArrowFit {
         // The tips' places in the stroke: each reading's head begins at its tip (the first
         // read reversed, from the other end).
         let (firstTip, lastTip) = (firstHead.headPoints.upperBound - 1, start + lastHead.headPoints.lowerBound)
-        guard firstTip < lastTip else { return ([], .headsMeet(reach: reach, shaft: shaft)) }
+        guard firstTip < lastTip else { return ([], .tipsOutOfOrder) }
         var fits: [DoubleArrowFit] = []
         for var first in headFirst.fits {
             for var last in headLast.fits {
