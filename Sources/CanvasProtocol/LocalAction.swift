@@ -87,13 +87,26 @@ public enum StrokeSample {
     public static func strokesDrawnTogether(
         _ count: Int, from bytes: some Collection<UInt8>
     ) throws(ProtocolError) -> [[Point]] {
+        try strokesDrawnTogether(count...count, from: bytes)
+    }
+
+    /// The strokes of `canvas recognize --joined` or `--in-a-row`, drawn one after the other:
+    /// `strokes`, an array of as many as `counts` allows; errors name the field.
+    public static func strokesDrawnTogether(
+        _ counts: ClosedRange<Int>, from bytes: some Collection<UInt8>
+    ) throws(ProtocolError) -> [[Point]] {
         let members = try Validate.object(try JSONValue(parsing: bytes), "")
         guard members["strokes"] != nil, members["strokes"] != .null else {
             throw ProtocolError(.missingField, path: "strokes", "missing field")
         }
         let strokes = try self.strokes(in: members)
-        guard strokes.count == count else {
-            throw ProtocolError(.invalidValue, path: "strokes", "\(count) strokes expected, found \(strokes.count)")
+        guard counts.contains(strokes.count) else {
+            let expected =
+                counts.count == 1
+                ? "\(counts.lowerBound)"
+                : counts.upperBound == .max
+                    ? "at least \(counts.lowerBound)" : "\(counts.lowerBound) to \(counts.upperBound)"
+            throw ProtocolError(.invalidValue, path: "strokes", "\(expected) strokes expected, found \(strokes.count)")
         }
         return strokes
     }

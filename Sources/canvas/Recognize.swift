@@ -25,7 +25,13 @@ struct Recognize: ParsableCommand {
             the shape printed is the arrow they make together (a shaft and a head drawn on its own, \
             in either order) or none; with --three-strokes, three strokes, the arrow a shaft and a \
             head drawn in two strokes (two barbs apart, or a closed head's sides) make, in any \
-            order. See docs/recognition.md.
+            order. With --joined, each line holds two to four strokes, and the shape printed is the \
+            closed shape they make joined end to end in the order drawn (a box drawn as two L's, a \
+            circle as two arcs) or none. With --in-a-row, each line holds any number of strokes \
+            drawn one after the other, and prints {"shapes": [{"shape": …, "joins": N, "points": \
+            […]}, …]}: for each stroke, what a node drawing them with recognition on makes of it \
+            with the strokes before it (an arrow or closed shape taking the last N strokes with \
+            it, or the stroke alone: N = 0). See docs/recognition.md.
             """
     )
 
@@ -41,8 +47,18 @@ struct Recognize: ParsableCommand {
     @Flag(help: "Read three strokes a line (\"strokes\") and print the arrow they make together.")
     var threeStrokes = false
 
+    @Flag(help: "Read two to four strokes a line (\"strokes\") and print the closed shape they make joined.")
+    var joined = false
+
+    @Flag(help: "Read strokes drawn one after the other (\"strokes\") and print what a node makes of each.")
+    var inARow = false
+
     func validate() throws {
-        if twoStrokes && threeStrokes { throw ValidationError("--two-strokes and --three-strokes exclude each other") }
+        let modes = [("--two-strokes", twoStrokes), ("--three-strokes", threeStrokes), ("--joined", joined),
+                     ("--in-a-row", inARow)].filter(\.1).map(\.0)
+        if modes.count > 1 { throw ValidationError("\(modes.joined(separator: " and ")) exclude each other") }
+        if inARow && explain { throw ValidationError("--in-a-row prints no explanation: explain a stroke's reading "
+            + "with --two-strokes, --three-strokes or --joined") }
     }
 
     func run() throws {
@@ -57,9 +73,27 @@ struct Recognize: ParsableCommand {
         var failed = false
         NDJSONLines.forEach(in: data) { lineNumber, line in
             do {
+                if inARow {
+                    let strokes = try StrokeSample.strokesDrawnTogether(1...Int.max, from: line)
+                    var output = Array(#"{"shapes":["#.utf8)
+                    for (index, reading) in ShapeRecognizer.recognizeInARow(strokes).enumerated() {
+                        if index > 0 { output.append(UInt8(ascii: ",")) }
+                        Self.append(reading.shape, to: &output)
+                        output.removeLast()
+                        output.append(contentsOf: ",\"joins\":\(reading.joins)}".utf8)
+                    }
+                    output.append(contentsOf: "]}\n".utf8)
+                    FileHandle.standardOutput.write(Data(output))
+                    return
+                }
                 let explanation: RecognitionExplanation?
                 let shape: RecognizedShape
-                if twoStrokes {
+                if joined {
+                    let strokes = try StrokeSample.strokesDrawnTogether(
+                        2...ShapeRecognizer.mostStrokesJoined, from: line)
+                    explanation = explain ? ShapeRecognizer.explainClosedShape(joining: strokes) : nil
+                    shape = explanation?.shape ?? ShapeRecognizer.recognizeClosedShape(joining: strokes)
+                } else if twoStrokes {
                     let strokes = try StrokeSample.strokesDrawnTogether(2, from: line)
                     explanation = explain ? ShapeRecognizer.explainArrow(drawnFirst: strokes[0], then: strokes[1]) : nil
                     shape =
@@ -78,12 +112,9 @@ struct Recognize: ParsableCommand {
                     explanation = explain ? ShapeRecognizer.explain(points) : nil
                     shape = explanation?.shape ?? ShapeRecognizer.recognize(points)
                 }
-                var output = Array(#"{"shape":""#.utf8) + Array(shape.kind.rawValue.utf8) + Array(#"","points":["#.utf8)
-                for (index, point) in shape.points.enumerated() {
-                    if index > 0 { output.append(UInt8(ascii: ",")) }
-                    CanonicalJSON.appendPoint(point, to: &output)
-                }
-                output.append(UInt8(ascii: "]"))
+                var output: [UInt8] = []
+                Self.append(shape, to: &output)
+                output.removeLast()
                 if let explanation { Self.append(explanation, to: &output) }
                 output.append(contentsOf: "}\n".utf8)
                 FileHandle.standardOutput.write(Data(output))
@@ -95,6 +126,18 @@ struct Recognize: ParsableCommand {
         if failed {
             throw ExitCode(1)
         }
+    }
+
+    /// `{"shape":…,"points":[…]}`.
+    static func append(_ shape: RecognizedShape, to output: inout [UInt8]) {
+        output.append(contentsOf: #"{"shape":""#.utf8)
+        output.append(contentsOf: shape.kind.rawValue.utf8)
+        output.append(contentsOf: #"","points":["#.utf8)
+        for (index, point) in shape.points.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            CanonicalJSON.appendPoint(point, to: &output)
+        }
+        output.append(contentsOf: "]}".utf8)
     }
 
     /// `,"smoothing":…` when the stroke was smoothed before fitting, then

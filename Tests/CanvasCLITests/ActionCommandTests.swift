@@ -189,6 +189,49 @@ struct ActionCommandTests {
         #expect(both.standardError.contains("--two-strokes and --three-strokes exclude each other"))
     }
 
+    /// `canvas recognize --joined`: a box drawn as two L's prints the rectangle they make
+    /// joined (with --explain, the joined stroke's shapes), a stroke and one far from it none
+    /// (not joined, and why), a line of one stroke is an error naming the field.
+    /// `--in-a-row` prints what a node makes of each stroke: the first L none, the second the
+    /// rectangle taking the first with it, then a line alone; it explains nothing.
+    @Test func recognizeJoinsStrokesIntoAClosedShape() throws {
+        let firstL = "[[0,120],[0,60],[0,0],[80,0],[160,0],[240,0]]"
+        let secondL = "[[240,0],[240,60],[240,120],[160,120],[80,120],[0,120]]"
+        let far = "[[600,0],[700,1],[800,0]]"
+        let outcome = try CanvasCommand.run(
+            ["recognize", "--joined", "--explain"],
+            input: """
+                {"strokes":[\(firstL),\(secondL)]}
+                {"strokes":[\(firstL),\(far)]}
+                {"strokes":[\(firstL)]}
+
+                """)
+        #expect(outcome.status == 1)
+        let objects = try outcome.standardOutput.split(separator: "\n").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(objects.count == 2)
+        #expect(objects.first?["shape"] as? String == "rectangle")
+        #expect((objects.first?["points"] as? [[Double]])?.count == 5)
+        let verdicts = objects.map { ($0["explain"] as? [[String: Any]] ?? []).compactMap { $0["verdict"] as? String } }
+        #expect(verdicts.first?.contains("chosen") == true, "\(verdicts)")
+        #expect(objects.last?["shape"] as? String == "none")
+        #expect(verdicts.last?.first?.hasPrefix("not joined: the strokes meet end to end in no loop") == true)
+        #expect(outcome.standardError == "<stdin>:3: error: strokes: 2 to 4 strokes expected, found 1\n")
+
+        let row = try CanvasCommand.run(
+            ["recognize", "--in-a-row"], input: #"{"strokes":[\#(firstL),\#(secondL),\#(far)]}"# + "\n")
+        #expect(row.status == 0)
+        let shapes = try #require(
+            (JSONSerialization.jsonObject(with: Data(row.standardOutput.utf8)) as? [String: Any])?["shapes"]
+                as? [[String: Any]])
+        #expect(shapes.map { $0["shape"] as? String } == ["none", "rectangle", "line"], "\(row.standardOutput)")
+        #expect(shapes.map { $0["joins"] as? Int } == [0, 1, 0])
+        let explained = try CanvasCommand.run(["recognize", "--in-a-row", "--explain"], input: "")
+        #expect(explained.status != 0)
+        #expect(explained.standardError.contains("--in-a-row prints no explanation"))
+    }
+
     /// `canvas recognize --explain` on one stroke: the shape recognised and every shape
     /// tried, as printed (it must succeed).
     static func explain(_ points: [[Double]]) throws -> (shape: String?, explained: [[String: Any]]) {

@@ -924,6 +924,44 @@ struct RecognitionEvaluationTests {
         #expect(falseRecognitions.isEmpty, "\(falseRecognitions)")
     }
 
+    /// Every MMG sample of several strokes read as a node reads strokes drawn in a row
+    /// (`ShapeRecognizer.recognizeInARow`): none of them is a closed shape, so every closed
+    /// shape its strokes make together is a false recognition. First measured on 2026-11-29,
+    /// twenty-third session, when closed shapes drawn in several strokes were first joined: two
+    /// D's of the development subjects, their bowls drawn boxy, became rectangles (205 of 240
+    /// D's became shapes before a polygon's strokes had to be straight runs and an ellipse of
+    /// two strokes could have no straight one). The sealed subjects are counted apart, held to
+    /// the issue's limit only.
+    static let mmgClosedShapesOfSeveralStrokes = 2
+
+    @Test(.enabled(if: isDataPresent, "the gesture data sets are not in ../shared/data beside the repository"))
+    func strokesOfMMGSamplesMakeNoClosedShape() throws {
+        var samples = [0, 0]
+        var falseRecognitions: [[String]] = [[], []]
+        for gesture in try Self.gestures(in: "mmg-multistroke/mmg-dev.jsonl.gz") {
+            guard let strokes = gesture.strokes, strokes.count > 1 else { continue }
+            let sealed = Self.isSealed("MMG \(gesture.subject)") ? 1 : 0
+            samples[sealed] += 1
+            for reading in ShapeRecognizer.recognizeInARow(strokes.map(Self.points))
+            where reading.joins > 0 && reading.shape.kind.isClosed {
+                falseRecognitions[sealed].append(
+                    "\(gesture.label) (MMG \(gesture.subject), \(gesture.speed)) as \(reading.shape.kind.rawValue)")
+            }
+        }
+        print(
+            "MMG samples of several strokes whose strokes made a closed shape: development subjects "
+                + "\(falseRecognitions[0].count) of \(samples[0]), sealed subjects \(falseRecognitions[1].count) of "
+                + "\(samples[1])")
+        for description in falseRecognitions[0] { print("- \(description)") }
+        #expect(samples[0] > 3_000 && samples[1] > 500, "samples of several strokes: \(samples)")
+        #expect(
+            falseRecognitions[0].count <= Self.mmgClosedShapesOfSeveralStrokes,
+            "development subjects: \(falseRecognitions[0])")
+        #expect(
+            Double(falseRecognitions[1].count) <= Self.falseRecognitionLimit * Double(samples[1]),
+            "sealed subjects: \(falseRecognitions[1].count) of \(samples[1])")
+    }
+
     // MARK: A held-out set from another person and device (issue 14)
 
     /// The Drawn Shapes Dataset (Apple Pencil on an iPad Pro; GitHub
@@ -1026,6 +1064,42 @@ struct RecognitionEvaluationTests {
         #expect(pairs > 200, "the drawings of several strokes: \(pairs) pairs")
         #expect(triples > 100, "the drawings of three strokes or more: \(triples) threes")
         #expect(arrows.isEmpty, "\(arrows)")
+    }
+
+    /// Quick, Draw!'s drawings of several strokes read as a node reads strokes drawn in a row
+    /// (`ShapeRecognizer.recognizeInARow`): a square's strokes that make a rectangle (or a
+    /// diamond) are counted, and a closed shape made of the strokes of any other drawing is a
+    /// false recognition, as is a triangle's (a triangle is never joined: drawn in several
+    /// strokes it is most often an arrow's closed head) or a circle's that is no ellipse. First
+    /// measured on 2026-11-29, twenty-third session: 6 of the 12 squares, no false recognition.
+    static let quickDrawSquaresOfSeveralStrokes = 6
+
+    @Test(.enabled(if: isQuickDrawPresent, "CANVAS_QUICKDRAW does not name the converted Quick, Draw! drawings"))
+    func quickDrawShapesDrawnInSeveralStrokes() throws {
+        let drawings = try Self.records(DrawnShape.self, inJSONLines: Self.quickDrawFile!)
+        var (squares, madeSquares, others) = (0, 0, 0)
+        var falseRecognitions: [String] = []
+        for drawing in drawings where drawing.strokes.count > 1 {
+            let readings = ShapeRecognizer.recognizeInARow(drawing.strokes.map(Self.points))
+            let joined = readings.filter { $0.joins > 0 && $0.shape.kind.isClosed }.map(\.shape.kind)
+            let expected: Set<ShapeKind> =
+                switch drawing.label {
+                case "square": [.rectangle, .diamond]
+                case "circle": [.ellipse]
+                default: []
+                }
+            if drawing.label == "square" { squares += 1 } else { others += 1 }
+            if drawing.label == "square" && joined.contains(where: expected.contains) { madeSquares += 1 }
+            for kind in joined where !expected.contains(kind) {
+                falseRecognitions.append("\(drawing.label) (\(drawing.sample)) as \(kind.rawValue)")
+            }
+        }
+        print(
+            "Quick, Draw! drawings of several strokes: squares whose strokes made one rectangle \(madeSquares) of "
+                + "\(squares); closed shapes made by other strokes: \(falseRecognitions.count) (\(others) other drawings)")
+        for description in falseRecognitions { print("- \(description)") }
+        #expect(madeSquares >= Self.quickDrawSquaresOfSeveralStrokes, "squares: \(madeSquares) of \(squares)")
+        #expect(falseRecognitions.isEmpty, "\(falseRecognitions)")
     }
 
     /// scripts/convert-gesture-logs: the $1 gestures drawn by 86 people who are in no other

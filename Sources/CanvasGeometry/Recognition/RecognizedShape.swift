@@ -12,6 +12,14 @@ public enum ShapeKind: String, Sendable, CaseIterable {
 }
 
 extension ShapeKind {
+    /// A rectangle, diamond, parallelogram, ellipse or triangle: an outline that closes.
+    public var isClosed: Bool {
+        switch self {
+        case .rectangle, .diamond, .parallelogram, .ellipse, .triangle: true
+        case .line, .arrow, .elbowArrow, .doubleArrow, .none: false
+        }
+    }
+
     /// A rectangle, a diamond or a parallelogram: four corners.
     var isQuadrilateral: Bool {
         switch self {

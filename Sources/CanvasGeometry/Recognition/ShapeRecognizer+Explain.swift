@@ -6,16 +6,26 @@ extension ShapeRecognizer {
     /// What `recognize` decides and why: every shape it tried, with the stroke's scores
     /// against it and the test that refused it (`canvas recognize --explain`).
     public static func explain(_ points: [Point]) -> RecognitionExplanation {
+        explain(points) { _ in nil }
+    }
+
+    /// `explain(_:)`, each candidate that `refusing` gives a reason for refused (with it, in
+    /// words) before any is chosen.
+    static func explain(_ points: [Point], refusing: (Candidate) -> String?) -> RecognitionExplanation {
         var unfitted: [(ShapeKind, String)] = []
         let smoothed = StrokeSmoothing.smoothed(points)
         let all = candidates(smoothed, unfitted: &unfitted)
-        let chosenIndex = choice(among: all)
+        let refused = all.map(refusing)
+        let choosable = all.indices.filter { refused[$0] == nil }
+        let chosenIndex = choice(among: choosable.map { all[$0] }).map { choosable[$0] }
         let chosen = chosenIndex.map { all[$0] }
         var hypotheses: [RecognitionExplanation.Hypothesis] = all.indices.map { index in
             let candidate = all[index]
             var verdict: String
             if index == chosenIndex {
                 verdict = "chosen"
+            } else if let refusal = refused[index] {
+                verdict = "refused: " + refusal
             } else if let refusal = candidate.refusal {
                 verdict = "refused: " + refusal
             } else if let polygon = candidate.straightSides {

@@ -1,0 +1,248 @@
+public import CanvasCore
+import Foundation
+
+/// A closed shape drawn in several strokes, one after the other: a flowchart's box drawn as
+/// two L's, or a U and a lid, or four sides; a circle drawn as two arcs. (In the online
+/// flowchart database 860 of 945 process boxes are drawn in two to four strokes.)
+///
+/// The strokes are joined end to end in the order drawn, each turned to start at the end
+/// nearer the previous one's end (the first either way round, whichever makes the
+/// junctions shorter), and each junction must be short: within `junctionTolerance` of the
+/// joined stroke's size. The joined stroke is then recognised as one stroke is
+/// (`ShapeRecognizer.recognize`), and only a closed shape is taken: a rectangle, diamond,
+/// parallelogram, ellipse or triangle. A polygon must be drawn in strokes that are each
+/// straight runs, at most `mostStraightRuns` of them (a side, an L, a U): the stem and bowl
+/// of a D or a P join into a loop that a rectangle or triangle follows as closely as a
+/// hand-drawn box does, but the bowl is a curve, many runs (in the MMG set 205 of 240 D's
+/// became shapes without this test, 8 with it). An ellipse may be drawn in any strokes.
+struct JoinedStrokes {
+    /// Why strokes drawn one after the other make no closed shape together.
+    enum Refusal: Error, Equatable {
+        /// Fewer than two strokes, or more than `ShapeRecognizer.mostStrokesJoined`.
+        case strokeCount(Int)
+        /// A stroke has no length.
+        case strokeWithoutLength(stroke: Int)
+        /// However the strokes are put in a loop, two that the loop joins lie apart: stroke
+        /// `stroke` (0 the first drawn) starts `gap` (of the joined size) from the end of
+        /// stroke `after`, more than `most`.
+        case strokesApart(stroke: Int, after: Int, gap: Double, most: Double)
+        /// The joined stroke is recognised as `kind`, no closed shape.
+        case notClosed(ShapeKind)
+        /// The joined stroke is recognised as a triangle: drawn in several strokes, most often an
+        /// arrow's closed head (two strokes, the shaft drawn before or after them).
+        case triangle
+        /// The joined stroke is recognised as an ellipse, but it is two strokes, and stroke
+        /// `stem` is straight: a letter's stem and bowl (a D).
+        case stemAndBowl(stem: Int)
+        /// The joined stroke is recognised as the quadrilateral `kind`, but stroke `stroke` bends
+        /// into `runs` straight runs, more than `most`.
+        case curvedStroke(kind: ShapeKind, stroke: Int, runs: Int, most: Int)
+
+        /// `kind` with its article ("an ellipse"), or "no shape".
+        static func named(_ kind: ShapeKind) -> String {
+            switch kind {
+            case .none: "no shape"
+            case .ellipse, .arrow, .elbowArrow: "an " + kind.rawValue.replacingOccurrences(of: "_", with: " ")
+            case .line, .rectangle, .diamond, .parallelogram, .triangle, .doubleArrow:
+                "a " + kind.rawValue.replacingOccurrences(of: "_", with: " ")
+            }
+        }
+
+        /// In words, as `explain` gives it (strokes counted from 1, the first drawn).
+        var description: String {
+            switch self {
+            case .strokeCount(let count): "\(count) strokes (2 to \(ShapeRecognizer.mostStrokesJoined) are joined)"
+            case .strokeWithoutLength(let stroke): "stroke \(stroke + 1) has no length"
+            case .strokesApart(let stroke, let after, let gap, let most):
+                "the strokes meet end to end in no loop: in the closest, stroke \(stroke + 1) starts "
+                    + "\(ShapeRecognizer.figure(gap)) of the joined size from an end of stroke \(after + 1) (at most "
+                    + "\(ShapeRecognizer.figure(most)))"
+            case .notClosed(let kind):
+                "the strokes joined make \(Self.named(kind)), no closed shape"
+            case .triangle:
+                "the strokes joined make a triangle, which drawn in several strokes is most often an arrow's "
+                    + "closed head, its shaft drawn before or after it: left as drawn"
+            case .stemAndBowl(let stem):
+                "the strokes joined make an ellipse, but of two strokes, and stroke \(stem + 1) is straight: an "
+                    + "ellipse has no straight side, and a curve closing on a straight stroke is a letter's stem and "
+                    + "bowl (a D)"
+            case .curvedStroke(let kind, let stroke, let runs, let most):
+                "the strokes joined make \(Self.named(kind)), but stroke \(stroke + 1) bends into \(runs) straight runs "
+                    + "(at most \(most)): a polygon's sides drawn apart are straight, and a curve joined to a straight "
+                    + "stroke is a letter's bowl and stem (a D, a P)"
+            }
+        }
+    }
+
+    /// The longest a junction may be, as a fraction of the joined stroke's size: a tenth
+    /// (the gap a closed shape may leave where its stroke closes is `OutlineMatch`'s). In
+    /// the flowchart database, 77.6 % of the boxes drawn in two to four strokes join within
+    /// it (writers of even number looked at; docs/recognition.md).
+    static let junctionTolerance = 0.1
+    /// A stroke's straight runs: its polyline simplified (Douglas–Peucker) to within this
+    /// fraction of the stroke's own size ...
+    static let straightRunTolerance = 0.04
+    /// ... has at most this many segments for a polygon's stroke: a side, an L or a U ...
+    static let mostStraightRuns = 3
+    /// ... not counting those shorter than this fraction of the stroke's length: a hook where
+    /// the pen lands or lifts, a corner rounded off.
+    static let shortestRun = 0.1
+
+    /// The strokes joined end to end, as one stroke drawn in order.
+    var points: [Point]
+    /// Each stroke's points as joined (turned round or not).
+    var strokes: [[Point]]
+
+    /// Every order of `count` strokes that begins with the first.
+    static func orders(of count: Int) -> [[Int]] {
+        guard count > 1 else { return [Array(0..<count)] }
+        return orders(of: count - 1).flatMap { order in
+            (1...order.count).map { place in
+                var longer = order
+                longer.insert(count - 1, at: place)
+                return longer
+            }
+        }
+    }
+
+    /// `strokes` (drawn in this order) joined end to end, or why they cannot be.
+    static func join(_ strokes: [[Point]]) -> Result<JoinedStrokes, Refusal> {
+        guard (2...ShapeRecognizer.mostStrokesJoined).contains(strokes.count) else {
+            return .failure(.strokeCount(strokes.count))
+        }
+        if let empty = strokes.firstIndex(where: { StrokeResampling.length(of: $0) == 0 }) {
+            return .failure(.strokeWithoutLength(stroke: empty))
+        }
+        // The loop through every stroke's ends that leaves the least gap between them: the
+        // strokes in any order, each either way round (the first as drawn; 48 loops of four).
+        var best: (order: [Int], reversed: [Bool], gaps: [Double], total: Double)?
+        for order in Self.orders(of: strokes.count) {
+            for flips in 0..<(1 << (strokes.count - 1)) {
+                let reversed = order.indices.map { $0 > 0 && flips & (1 << ($0 - 1)) != 0 }
+                func start(_ k: Int) -> Point { reversed[k] ? strokes[order[k]].last! : strokes[order[k]][0] }
+                func end(_ k: Int) -> Point { reversed[k] ? strokes[order[k]][0] : strokes[order[k]].last! }
+                let gaps = order.indices.map { end($0).distance(to: start(($0 + 1) % order.count)) }
+                let total = gaps.reduce(0, +)
+                if best == nil || total < best!.total { best = (order, reversed, gaps, total) }
+            }
+        }
+        // Opened at its widest gap, the shape's closing; the other gaps are the junctions.
+        let (order, reversed, gaps, _) = best!
+        let opening = gaps.indices.max { gaps[$0] < gaps[$1] }!
+        let chain = order.indices.map { k in
+            let placed = (opening + 1 + k) % order.count
+            return reversed[placed] ? strokes[order[placed]].reversed() : strokes[order[placed]]
+        }
+        let points = chain.flatMap { $0 }
+        let size = StrokeResampling.diameter(of: points)
+        let most = junctionTolerance * size
+        let junctions = order.indices.filter { $0 != opening }
+        if let widest = junctions.max(by: { gaps[$0] < gaps[$1] }), !(gaps[widest] <= most) {
+            return .failure(
+                .strokesApart(
+                    stroke: order[(widest + 1) % order.count], after: order[widest], gap: gaps[widest] / size,
+                    most: junctionTolerance))
+        }
+        return .success(JoinedStrokes(points: points, strokes: chain))
+    }
+
+    /// Why a shape of `kind` is not taken for the joined stroke (nil when it may be): a
+    /// triangle; a quadrilateral of a stroke of more than `mostStraightRuns` straight runs;
+    /// an ellipse of two strokes, one of them straight. (Other shapes than closed ones are
+    /// refused after the choice: a line that passes is chosen, and the strokes then make none.)
+    mutating func refusal(of kind: ShapeKind) -> Refusal? {
+        switch kind {
+        case .triangle: return .triangle
+        case .rectangle, .diamond, .parallelogram:
+            return runs.indices.first { runs[$0] > Self.mostStraightRuns }.map {
+                .curvedStroke(kind: kind, stroke: $0, runs: runs[$0], most: Self.mostStraightRuns)
+            }
+        case .ellipse:
+            guard strokes.count == 2 else { return nil }
+            return runs.firstIndex(of: 1).map { .stemAndBowl(stem: $0) }
+        case .line, .arrow, .elbowArrow, .doubleArrow, .none: return nil
+        }
+    }
+
+    /// How many straight runs each stroke is (`straightRuns(in:)`), once counted.
+    private var runs: [Int] {
+        mutating get {
+            if let counted = countedRuns { return counted }
+            let counted = strokes.map(Self.straightRuns(in:))
+            countedRuns = counted
+            return counted
+        }
+    }
+    private var countedRuns: [Int]?
+
+    /// How many straight runs `stroke` is, not counting short ones (under `shortestRun` of
+    /// its length: a hook, a rounded corner): its polyline simplified (Douglas–Peucker) to
+    /// within `straightRunTolerance` of its size.
+    static func straightRuns(in stroke: [Point]) -> Int {
+        let size = StrokeResampling.diameter(of: stroke)
+        let length = StrokeResampling.length(of: stroke)
+        guard stroke.count > 2, size > 0, length > 0 else { return 1 }
+        let tolerance = straightRunTolerance * size
+        // The simplified polyline's corners, as indices of the stroke; stretches still to split.
+        var corners = [0, stroke.count - 1]
+        var stretches = [(0, stroke.count - 1)]
+        while let (first, last) = stretches.popLast() {
+            guard last - first > 1 else { continue }
+            let (a, b) = (stroke[first], stroke[last])
+            var farthest = (index: first, distance: 0.0)
+            for index in (first + 1)..<last {
+                let distance = OutlineMatch.distance(of: stroke[index], toSegmentFrom: a, to: b)
+                if distance > farthest.distance { farthest = (index, distance) }
+            }
+            guard farthest.distance > tolerance else { continue }
+            corners.append(farthest.index)
+            stretches.append((first, farthest.index))
+            stretches.append((farthest.index, last))
+        }
+        corners.sort()
+        return zip(corners, corners.dropFirst()).count { first, last in
+            StrokeResampling.length(of: Array(stroke[first...last])) >= shortestRun * length
+        }
+    }
+}
+
+extension ShapeRecognizer {
+    /// The most strokes a shape is joined from: a box's four sides.
+    public static let mostStrokesJoined = 4
+
+    /// The closed shape that `strokes` (two to four, in the order drawn) make joined end to
+    /// end (`JoinedStrokes`): a rectangle, diamond, parallelogram or ellipse, as `recognize`
+    /// chooses among the shapes the joined stroke passes but those the joining refuses;
+    /// `.none` when they make none.
+    public static func recognizeClosedShape(joining strokes: [[Point]]) -> RecognizedShape {
+        guard case .success(var joined) = JoinedStrokes.join(strokes) else { return .none }
+        // Every shape matched in full: one the joining refuses may not cut another's match short.
+        var unfitted: [(ShapeKind, String)] = []
+        let all = candidates(StrokeSmoothing.smoothed(joined.points), unfitted: &unfitted).filter {
+            joined.refusal(of: $0.shape.kind) == nil
+        }
+        guard let chosen = choice(among: all), all[chosen].shape.kind.isClosed else { return .none }
+        return all[chosen].shape
+    }
+
+    /// What `recognizeClosedShape(joining:)` decides and why: the joined stroke explained as
+    /// `explain` explains one, the shapes the joining refuses with the reason.
+    public static func explainClosedShape(joining strokes: [[Point]]) -> RecognitionExplanation {
+        var joined: JoinedStrokes
+        switch JoinedStrokes.join(strokes) {
+        case .failure(let refusal):
+            return RecognitionExplanation(
+                shape: .none, hypotheses: [.init(kind: .none, verdict: "not joined: " + refusal.description)])
+        case .success(let success): joined = success
+        }
+        var explanation = explain(joined.points) { joined.refusal(of: $0.shape.kind)?.description }
+        if !explanation.shape.kind.isClosed && explanation.shape.kind != .none,
+            let chosen = explanation.hypotheses.firstIndex(where: { $0.verdict == "chosen" })
+        {
+            explanation.hypotheses[chosen].verdict =
+                "not taken: " + JoinedStrokes.Refusal.notClosed(explanation.shape.kind).description
+            explanation.shape = .none
+        }
+        return explanation
+    }
+}

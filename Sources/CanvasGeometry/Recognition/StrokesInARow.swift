@@ -1,0 +1,94 @@
+public import CanvasCore
+
+/// What a stroke makes with the strokes drawn just before it: the one decision a node takes
+/// for each stroke drawn with recognition on (`Replica`), and the evaluation replays.
+extension ShapeRecognizer {
+    /// The shape a stroke makes, read with the strokes drawn just before it.
+    public struct ShapeInARow: Sendable, Equatable {
+        /// The shape that replaces the stroke (and the strokes it joins), or `.none`.
+        public var shape: RecognizedShape
+        /// How many of the strokes before it the shape takes with it, the last ones (0: the
+        /// stroke alone).
+        public var joins: Int
+
+        /// A shape taking the last `joins` strokes before with it.
+        public init(shape: RecognizedShape, joins: Int) {
+            self.shape = shape
+            self.joins = joins
+        }
+    }
+
+    /// The most strokes before a stroke that it may join: a box's other three sides.
+    public static var mostStrokesBefore: Int { mostStrokesJoined - 1 }
+
+    /// What `points`, drawn with recognition on, makes with `previous`, the strokes drawn just
+    /// before it (the earliest first; only the last `mostStrokesBefore` are read), each left
+    /// as drawn or recognised as a line, with nothing else done between:
+    /// 1. an arrow with the last (a shaft and a head, `recognizeArrow(drawnFirst:then:)`), or
+    ///    else with the last two (`recognizeArrow(drawnFirst:then:then:)`);
+    /// 2. else the stroke alone (`recognize`), when it is a shape other than a line;
+    /// 3. else, the stroke a line or no shape on its own, a closed shape joined with the last
+    ///    one, two or three (`recognizeClosedShape(joining:)`), the fewest that make one;
+    /// 4. else the stroke alone.
+    public static func recognize(_ points: [Point], after previous: [[Point]]) -> ShapeInARow {
+        let previous = previous.suffix(mostStrokesBefore)
+        if let last = previous.last {
+            let arrow = recognizeArrow(drawnFirst: last, then: points)
+            if arrow.kind != .none { return ShapeInARow(shape: arrow, joins: 1) }
+        }
+        if previous.count >= 2 {
+            let (first, second) = (previous[previous.endIndex - 2], previous[previous.endIndex - 1])
+            let arrow = recognizeArrow(drawnFirst: first, then: second, then: points)
+            if arrow.kind != .none { return ShapeInARow(shape: arrow, joins: 2) }
+        }
+        let alone = recognize(points)
+        guard alone.kind == .line || alone.kind == .none else { return ShapeInARow(shape: alone, joins: 0) }
+        for joins in 1...max(1, previous.count) where joins <= previous.count {
+            let shape = recognizeClosedShape(joining: previous.suffix(joins) + [points])
+            if shape.kind != .none { return ShapeInARow(shape: shape, joins: joins) }
+        }
+        return ShapeInARow(shape: alone, joins: 0)
+    }
+}
+
+/// The strokes drawn just before the next, that it may join (`ShapeRecognizer.recognize(_:after:)`):
+/// each stroke left as drawn or recognised as a line is one, up to the last
+/// `ShapeRecognizer.mostStrokesBefore`; a stroke that made another shape, alone or with
+/// strokes before it, leaves none (nor does any other action: `removeAll`). `Part` is what
+/// the holder knows a stroke by: its points, or its identifiers in a room (`Replica`).
+public struct StrokesBefore<Part> {
+    /// The strokes, the earliest first.
+    public private(set) var parts: [Part] = []
+
+    /// None yet.
+    public init() {}
+
+    /// After a stroke, `part`, read as `reading`.
+    public mutating func note(_ part: Part, readAs reading: ShapeRecognizer.ShapeInARow) {
+        guard reading.joins == 0, reading.shape.kind == .line || reading.shape.kind == .none else {
+            parts.removeAll()
+            return
+        }
+        parts.append(part)
+        if parts.count > ShapeRecognizer.mostStrokesBefore { parts.removeFirst() }
+    }
+
+    /// After anything else done: no stroke before the next.
+    public mutating func removeAll() { parts.removeAll() }
+}
+
+extension ShapeRecognizer {
+    /// What each of `strokes`, drawn one after the other with recognition on and one pen,
+    /// nothing else done between, makes with those before it (`recognize(_:after:)`): what a
+    /// node replacing them as they are drawn shows (`canvas recognize --in-a-row`).
+    public static func recognizeInARow(_ strokes: [[Point]]) -> [ShapeInARow] {
+        var before = StrokesBefore<[Point]>()
+        return strokes.map { stroke in
+            let reading = recognize(stroke, after: before.parts)
+            before.note(stroke, readAs: reading)
+            return reading
+        }
+    }
+}
+
+extension StrokesBefore: Sendable where Part: Sendable {}
