@@ -32,14 +32,12 @@ public enum Drawing {
     public static func shapeReplacing(
         _ points: [Point], weight: Double, colour: Colour, id: StrokeID, shapeID: StrokeID
     ) -> Result {
-        let shape = ShapeRecognizer.recognize(points)
-        guard shape.kind != .none, !shape.points.isEmpty else { return Result(operations: [], shape: .none) }
-        let erased: Operation = .delete(id, start: 0, end: Double(max(points.count - 1, 1)))
-        let operations = [erased] + adding(shape, weight: weight, colour: colour, as: shapeID)
-        return Result(operations: operations, shape: shape.kind)
+        replacing(
+            points, joining: [], by: ShapeRecognizer.recognize(points), weight: weight, colour: colour, id: id,
+            shapeID: shapeID)
     }
 
-    /// A stroke drawn just before, as `arrowJoining` needs it: its points as drawn, and the
+    /// A stroke drawn just before, as `replacing` takes it: its points as drawn, and the
     /// stroke the room shows for it (the line recognised in it, or the stroke itself) with
     /// that stroke's number of points.
     public struct PreviousStroke: Sendable {
@@ -50,7 +48,7 @@ public enum Drawing {
         /// How many points `shown` has (what erasing it whole covers).
         public var shownPointCount: Int
 
-        /// A stroke drawn just before, as `arrowJoining` needs it.
+        /// A stroke drawn just before, as `replacing` takes it.
         public init(drawnPoints: [Point], shown: StrokeID, shownPointCount: Int) {
             self.drawnPoints = drawnPoints
             self.shown = shown
@@ -58,32 +56,20 @@ public enum Drawing {
         }
     }
 
-    /// The arrow that the stroke `id` of `points` makes with the strokes drawn just before it,
-    /// `previous` (one or two, the earlier first): with one, a shaft and a head drawn on its
-    /// own, in either order (`ShapeRecognizer.recognizeArrow(drawnFirst:then:)`); with two,
-    /// a shaft and a head drawn in two strokes, in any order
-    /// (`ShapeRecognizer.recognizeArrow(drawnFirst:then:then:)`). As it replaces them: the
-    /// strokes the room shows erased entirely, then the arrow added as `shapeID`, a polyline
-    /// (`is_shape`) with the same pen. Nil when they make no arrow (or `previous` holds
-    /// neither one nor two strokes).
-    public static func arrowJoining(
-        _ previous: [PreviousStroke], _ points: [Point], weight: Double, colour: Colour, id: StrokeID,
-        shapeID: StrokeID
-    ) -> Result? {
-        let arrow: RecognizedShape
-        switch previous.count {
-        case 1: arrow = ShapeRecognizer.recognizeArrow(drawnFirst: previous[0].drawnPoints, then: points)
-        case 2:
-            arrow = ShapeRecognizer.recognizeArrow(
-                drawnFirst: previous[0].drawnPoints, then: previous[1].drawnPoints, then: points)
-        default: return nil
-        }
-        guard arrow.kind != .none, !arrow.points.isEmpty else { return nil }
+    /// `shape` replacing the stroke `id` of `points` and the strokes drawn just before it that
+    /// it takes with it, `joining` (none, or the last of those `ShapeRecognizer.recognize(_:after:)`
+    /// read: `ShapeInARow.joins` of them, the earliest first): the strokes the room shows
+    /// erased entirely, then the shape added as `shapeID`, a polyline (`is_shape`) with the
+    /// same pen. No operations for `.none`.
+    public static func replacing(
+        _ points: [Point], joining previous: [PreviousStroke], by shape: RecognizedShape, weight: Double,
+        colour: Colour, id: StrokeID, shapeID: StrokeID
+    ) -> Result {
+        guard shape.kind != .none, !shape.points.isEmpty else { return Result(operations: [], shape: .none) }
         let erased: [Operation] =
             previous.map { .delete($0.shown, start: 0, end: Double(max($0.shownPointCount - 1, 1))) }
             + [.delete(id, start: 0, end: Double(max(points.count - 1, 1)))]
-        let operations = erased + adding(arrow, weight: weight, colour: colour, as: shapeID)
-        return Result(operations: operations, shape: arrow.kind)
+        return Result(operations: erased + adding(shape, weight: weight, colour: colour, as: shapeID), shape: shape.kind)
     }
 
     /// ADD and APPEND of `shape` as the stroke `id`, a polyline (`is_shape`).

@@ -36,12 +36,11 @@ public struct Replica: Sendable {
     private var redoable: [HistoryEntry] = []
     /// Strokes begun here and not ended yet (`LocalAction.begin`), drawn while the pen moves.
     public private(set) var liveStrokes: Set<StrokeID> = []
-    /// The last strokes drawn here with recognition on (at most two, the earlier first),
+    /// The last strokes drawn here with recognition on (at most three, the earlier first),
     /// each left as drawn or recognised as a line, with nothing else done here since: the
     /// next stroke to end here (a `draw`, or the `end` of a live stroke, whenever it began)
-    /// may make an arrow with the last (one the head and the other the shaft), or else with
-    /// both (a shaft and a head drawn in two strokes: `Drawing.arrowJoining`).
-    private var arrowParts: [ArrowPart] = []
+    /// may make an arrow or a closed shape with them (`ShapeRecognizer.recognize(_:after:)`).
+    private var strokesBefore = StrokesBefore<StrokeBefore>()
 
     /// How many drawings and erasures undo can take back.
     public static let historyLimit = 200
@@ -96,33 +95,24 @@ public struct Replica: Sendable {
     /// stroke (with the shape recognised in it, if asked), or the deletions an eraser
     /// path makes. Nothing is applied: `apply(_:)` each operation.
     public mutating func edit(for action: LocalAction) -> LocalEdit {
-        // The strokes drawn before may make an arrow with the next stroke drawn, and with no
+        // The strokes drawn before may make a shape with the next stroke drawn, and with no
         // later one: any action but a stroke's beginning and its points takes them.
-        let arrowParts = self.arrowParts
+        let before = strokesBefore
         switch action {
         case .begin, .extend: break
-        case .draw, .end, .erase, .undo, .redo: self.arrowParts = []
+        case .draw, .end, .erase, .undo, .redo: strokesBefore.removeAll()
         }
         switch action {
         case .draw(let points, let weight, let colour, let recognize):
             let id = nextStrokeID()
-            let shapeID = recognize ? nextStrokeID(after: id) : id
-            if recognize,
-                let arrow = arrow(
-                    joining: points, with: arrowParts, weight: weight, colour: colour, id: id, shapeID: shapeID)
-            {
-                let drawn = Drawing.draw(points, weight: weight, colour: colour, recognize: false, id: id, shapeID: id)
-                record(.drawn(id))
-                record(arrow.entry)
-                return LocalEdit(operations: drawn.operations + arrow.operations, shape: arrow.shape)
-            }
-            let drawn = Drawing.draw(points, weight: weight, colour: colour, recognize: recognize, id: id, shapeID: shapeID)
-            if !drawn.operations.isEmpty { record(.drawn(id)) }
-            if drawn.shape != .none { record(.shape(shapeID, replacing: id, erasedBefore: IntervalSet())) }
-            if recognize, !drawn.operations.isEmpty {
-                self.arrowParts = Self.parts(arrowParts, then: ArrowPart(drawn: id, shape: drawn.shape, as: shapeID))
-            }
-            return LocalEdit(operations: drawn.operations, shape: drawn.shape)
+            let drawn = Drawing.draw(points, weight: weight, colour: colour, recognize: false, id: id, shapeID: id)
+            guard !drawn.operations.isEmpty else { return LocalEdit(operations: [], shape: .none) }
+            record(.drawn(id))
+            guard recognize else { return LocalEdit(operations: drawn.operations, shape: .none) }
+            let shaped = shape(
+                points, after: before, weight: weight, colour: colour, id: id, shapeID: nextStrokeID(after: id),
+                erasedBefore: IntervalSet())
+            return LocalEdit(operations: drawn.operations + shaped.operations, shape: shaped.shape)
         case .begin(let points, let weight, let colour):
             let id = nextStrokeID()
             let drawn = Drawing.draw(points, weight: weight, colour: colour, recognize: false, id: id, shapeID: id)
@@ -138,25 +128,13 @@ public struct Replica: Sendable {
             guard liveStrokes.remove(id) != nil, let stroke = document[id], let header = stroke.header else {
                 return LocalEdit(operations: [], shape: .none)
             }
-            guard recognize else {
-                record(.drawn(id))
-                return LocalEdit(operations: [], shape: .none)
-            }
-            let shapeID = nextStrokeID(after: id)
             record(.drawn(id))
-            if stroke.erased.isEmpty,
-                let arrow = arrow(
-                    joining: stroke.points, with: arrowParts, weight: header.weight, colour: header.colour, id: id,
-                    shapeID: shapeID)
-            {
-                record(arrow.entry)
-                return LocalEdit(operations: arrow.operations, shape: arrow.shape)
-            }
-            let shape = Drawing.shapeReplacing(
-                stroke.points, weight: header.weight, colour: header.colour, id: id, shapeID: shapeID)
-            if shape.shape != .none { record(.shape(shapeID, replacing: id, erasedBefore: stroke.erased)) }
-            self.arrowParts = Self.parts(arrowParts, then: ArrowPart(drawn: id, shape: shape.shape, as: shapeID))
-            return LocalEdit(operations: shape.operations, shape: shape.shape)
+            guard recognize else { return LocalEdit(operations: [], shape: .none) }
+            // A stroke partly erased while drawn joins no other: it shows as it is.
+            let shaped = shape(
+                stroke.points, after: stroke.erased.isEmpty ? before : StrokesBefore(), weight: header.weight,
+                colour: header.colour, id: id, shapeID: nextStrokeID(after: id), erasedBefore: stroke.erased)
+            return LocalEdit(operations: shaped.operations, shape: shaped.shape)
         case .erase(let points, let radius):
             let index = eraserIndex ?? SpatialIndex(document: document)
             eraserIndex = index
@@ -180,66 +158,52 @@ public struct Replica: Sendable {
         }
     }
 
-    /// A stroke drawn here that the next may make an arrow with: the stroke as drawn, and the
+    /// A stroke drawn here that the next may make a shape with: the stroke as drawn, and the
     /// stroke the room shows for it (the line recognised in it, or itself).
-    struct ArrowPart: Sendable {
+    struct StrokeBefore: Sendable {
         var drawn: StrokeID
         var shown: StrokeID
-
-        /// The part stroke `drawn` is, recognised as `shape` (added as `shapeID`): nil unless
-        /// it was left as drawn or recognised as a line (no other shape is a shaft or a head).
-        init?(drawn: StrokeID, shape: ShapeKind, as shapeID: StrokeID) {
-            switch shape {
-            case .none: (self.drawn, shown) = (drawn, drawn)
-            case .line: (self.drawn, shown) = (drawn, shapeID)
-            case .rectangle, .diamond, .parallelogram, .ellipse, .triangle, .arrow, .elbowArrow, .doubleArrow:
-                return nil
-            }
-        }
     }
 
-    /// The strokes that may make an arrow with the next: the last of `parts` and `part` (nil
-    /// when the stroke just drawn can be no part of one: none).
-    private static func parts(_ parts: [ArrowPart], then part: ArrowPart?) -> [ArrowPart] {
-        guard let part else { return [] }
-        return parts.suffix(1) + [part]
-    }
-
-    /// The arrow that the stroke `id` of `points`, drawn with recognition on, makes with the
-    /// strokes drawn here just before it (`arrowParts`): with the last (a shaft and a head),
-    /// or else with the last two (a shaft and a head drawn in two strokes); with the step that
-    /// undoes it (the arrow taken away, the strokes brought back as they were shown). Nil
-    /// when they make none, or a stroke it would take was drawn with another pen or had any
-    /// of it erased since.
-    private func arrow(
-        joining points: [Point], with parts: [ArrowPart], weight: Double, colour: Colour, id: StrokeID,
-        shapeID: StrokeID
-    ) -> (operations: [Operation], shape: ShapeKind, entry: HistoryEntry)? {
-        // Each part as `arrowJoining` takes it, while the strokes are as drawn, with this pen.
+    /// The shape that the stroke `id` of `points`, drawn here with recognition on (its
+    /// history step recorded), makes alone or with the strokes drawn just before it
+    /// (`before`: `ShapeRecognizer.recognize(_:after:)` reads those drawn with this pen and
+    /// shown as they were drawn), as it replaces them (`Drawing.replacing`), the shape added as
+    /// `shapeID`; records the step that undoes it (the shape taken away, the strokes brought
+    /// back as they showed: `erasedBefore`, what was erased of the stroke while drawn) and the
+    /// stroke among the strokes before the next. No operations when it makes no shape.
+    private mutating func shape(
+        _ points: [Point], after before: StrokesBefore<StrokeBefore>, weight: Double, colour: Colour, id: StrokeID,
+        shapeID: StrokeID, erasedBefore: IntervalSet
+    ) -> Drawing.Result {
+        // Each stroke before as `Drawing.replacing` takes it, the latest back to the first drawn
+        // with another pen or erased since.
         var previous: [Drawing.PreviousStroke] = []
-        for part in parts.reversed() {
+        for part in before.parts.reversed() {
             guard let drawn = document[part.drawn], let shown = document[part.shown], let header = shown.header,
                 header.weight == weight, header.colour == colour, shown.erased.isEmpty
             else { break }
             previous.insert(
-                Drawing.PreviousStroke(
-                    drawnPoints: drawn.points, shown: part.shown, shownPointCount: shown.points.count),
+                Drawing.PreviousStroke(drawnPoints: drawn.points, shown: part.shown, shownPointCount: shown.points.count),
                 at: 0)
         }
-        // The last stroke alone first, then the last two.
-        for count in [1, 2] where count <= previous.count {
-            let taken = Array(previous.suffix(count))
-            guard
-                let joined = Drawing.arrowJoining(
-                    taken, points, weight: weight, colour: colour, id: id, shapeID: shapeID)
-            else { continue }
-            let entry = HistoryEntry.replaced(
-                removing: [shapeID],
-                restoring: [Restoration(stroke: id, erasedBefore: IntervalSet())]
-                    + taken.reversed().map { Restoration(stroke: $0.shown, erasedBefore: IntervalSet()) })
-            return (joined.operations, joined.shape, entry)
+        let reading = ShapeRecognizer.recognize(points, after: previous.map(\.drawnPoints))
+        let taken = Array(previous.suffix(reading.joins))
+        let replaced = Drawing.replacing(
+            points, joining: taken, by: reading.shape, weight: weight, colour: colour, id: id, shapeID: shapeID)
+        if taken.isEmpty {
+            if replaced.shape != .none { record(.shape(shapeID, replacing: id, erasedBefore: erasedBefore)) }
+        } else {
+            record(
+                .replaced(
+                    removing: [shapeID],
+                    restoring: [Restoration(stroke: id, erasedBefore: IntervalSet())]
+                        + taken.reversed().map { Restoration(stroke: $0.shown, erasedBefore: IntervalSet()) }))
         }
-        return nil
+        strokesBefore = before
+        strokesBefore.note(
+            StrokeBefore(drawn: id, shown: replaced.shape == .line ? shapeID : id), readAs: reading)
+        return replaced
     }
 
     /// The first `AUTHOR_N` past the counter (and past `after`) that names no stroke yet.

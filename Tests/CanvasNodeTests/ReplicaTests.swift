@@ -444,6 +444,60 @@ import Testing
         #expect(vThenBase.edit(for: Self.draw(Self.head, recognize: true)).shape == .arrow)
     }
 
+    /// A box drawn as two L's (recognition on): the second makes one rectangle of both, the
+    /// first erased entirely with it; one undo brings both back as drawn. Drawn as four sides
+    /// (each a line on its own), the fourth makes the rectangle of all four, the three lines
+    /// erased. Not when a side was drawn with another pen, nor with anything done between.
+    @Test func aBoxDrawnInSeveralStrokesBecomesOneRectangle() {
+        let corners = [Point(x: 0, y: 0), Point(x: 240, y: 0), Point(x: 240, y: 120), Point(x: 0, y: 120)]
+        /// Eight points a side through `points`.
+        func sides(_ points: [Point]) -> [Point] {
+            zip(points, points.dropFirst()).flatMap { a, b in (0..<8).map { a + (b - a) * (Double($0) / 8) } }
+                + [points[points.count - 1]]
+        }
+        let firstL = sides([corners[3], corners[0], corners[1]])
+        let secondL = sides([corners[1], corners[2], corners[3]])
+        var replica = Replica(author: "me")
+        #expect(Self.perform(Self.draw(firstL, recognize: true), on: &replica).count == 2, "an L alone: no shape")
+        let edit = replica.edit(for: Self.draw(secondL, recognize: true))
+        #expect(edit.shape == .rectangle)
+        let deleted = edit.operations.compactMap { operation -> String? in
+            guard case .delete(let id, _, _) = operation else { return nil }
+            return id.rawValue
+        }
+        #expect(deleted == ["me_1", "me_2"], "both L's as drawn")
+        for operation in edit.operations { _ = replica.apply(operation) }
+        let shown = Self.visiblePoints(replica)
+        #expect(shown.keys.map(\.rawValue) == ["me_3"], "the rectangle alone shows: \(shown.keys)")
+        let rectangle = shown[StrokeID("me_3")] ?? []
+        #expect(
+            rectangle.count == 5 && corners.allSatisfy { corner in rectangle.contains { $0.distance(to: corner) < 2 } },
+            "its corners: \(rectangle)")
+        Self.perform(.undo, on: &replica)
+        #expect(Set(Self.visiblePoints(replica).values) == [firstL, secondL], "undone: both L's as drawn")
+        Self.perform(.redo, on: &replica)
+        #expect(Array(Self.visiblePoints(replica).values) == [shown[StrokeID("me_3")]!], "redone")
+
+        let four = [[corners[0], corners[1]], [corners[2], corners[3]], [corners[1], corners[2]], [corners[3], corners[0]]]
+            .map { Self.draw(sides($0), recognize: true) }
+        /// The shapes `actions` make, done one after the other on a new replica.
+        func shapes(_ actions: [LocalAction]) -> [ShapeKind] {
+            var replica = Replica(author: "me")
+            return actions.map { action in
+                let edit = replica.edit(for: action)
+                for operation in edit.operations { _ = replica.apply(operation) }
+                return edit.shape
+            }
+        }
+        #expect(shapes(four) == [.line, .line, .line, .rectangle], "four sides, the top, bottom, right and left")
+        let red = LocalAction.draw(
+            points: sides([corners[1], corners[2]]), weight: 2, colour: Colour(red: 200, green: 0, blue: 0),
+            recognize: true)
+        #expect(shapes([four[0], four[1], red, four[3]]).last == .line, "a side of another colour")
+        #expect(shapes([four[0], four[1], four[2], .erase(points: [Point(x: 900, y: 900)], radius: 5), four[3]]).last
+            == .line, "an erasure between")
+    }
+
     /// Two pens down at once: the stroke lifted first is the one before. A shaft and a head
     /// drawn live with two pens, the head begun first and lifted last, make the arrow; lifted
     /// in the other order too.

@@ -362,6 +362,32 @@ class PageInABrowser(unittest.TestCase):
         self.wait_converged("the double arrow")
         b.screenshot("4f-double-arrow")
 
+        # 4g. A box drawn as two L's (the way most people draw a flowchart's box): the first L
+        # is left as drawn, the second makes one rectangle of both on both pages; one undo
+        # brings back both L's as drawn, redo the rectangle. Before 2026-11-29 (twenty-third
+        # session) the two L's stayed as drawn.
+        strokes_before = b.js(count)
+        shapes_before = b.js(shape)
+        a.drag(rough_polyline([(920, 250), (920, 110), (1070, 110)]))
+        for page in (a, b):
+            page.wait(lambda page=page: page.js(count) == strokes_before + 1, f"the first L on page {page.name}")
+        self.assertEqual(b.js(shape), shapes_before, "an L alone is no shape")
+        a.drag(rough_polyline([(1070, 110), (1070, 250), (920, 250)]))
+        for page in (a, b):
+            page.wait(lambda page=page: page.js(shape) == shapes_before + 1 and page.js(count) == strokes_before + 1,
+                      f"one rectangle of the two L's on page {page.name}")
+        for x, y, side in ((920, 180, "left"), (995, 110, "top"), (1070, 180, "right"), (995, 250, "bottom")):
+            self.assertGreater(b.ink(x, y, 4), 0, f"the rectangle's {side} side")
+        self.assertEqual(b.ink(995, 180, 4), 0, "nothing inside it")
+        self.wait_converged("the box of two strokes")
+        b.screenshot("4g-box-of-two-strokes")
+        a.click("undo")
+        b.wait(lambda: b.js(count) == strokes_before + 2 and b.js(shape) == shapes_before, "both L's back on page B")
+        a.click("redo")
+        b.wait(lambda: b.js(count) == strokes_before + 1 and b.js(shape) == shapes_before + 1,
+               "the rectangle again on page B")
+        self.wait_converged("undo and redo of the box")
+
         # 5. The SVG the page downloads is `canvas export` of the room.
         a.focus()
         downloaded = self.browser.execute_async_script(
