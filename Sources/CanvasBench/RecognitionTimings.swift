@@ -1,7 +1,8 @@
 public import CanvasCore
 public import CanvasGeometry
 
-/// `ShapeRecognizer.recognize` timed stroke by stroke over many real strokes: the
+/// `ShapeRecognizer.recognize` (or `recognize(_:after:)`, each stroke read with those drawn
+/// before it) timed stroke by stroke over many real strokes: the
 /// distribution a user's strokes meet. The package benchmark times four chosen strokes;
 /// the slowest real ones are those no shape explains, which are tried as every shape.
 public struct RecognitionTimings: Sendable {
@@ -9,11 +10,15 @@ public struct RecognitionTimings: Sendable {
     public struct Sample: Sendable {
         public var name: String
         public var points: [Point]
+        /// The strokes drawn just before it that it is read with
+        /// (`ShapeRecognizer.recognize(_:after:)`), or nil to read it alone (`recognize`).
+        public var before: [[Point]]?
 
-        /// The stroke `points`, reported as `name`.
-        public init(name: String, points: [Point]) {
+        /// The stroke `points`, reported as `name`, read alone or after `before`.
+        public init(name: String, points: [Point], before: [[Point]]? = nil) {
             self.name = name
             self.points = points
+            self.before = before
         }
     }
 
@@ -47,7 +52,14 @@ public struct RecognitionTimings: Sendable {
         for _ in 0..<repeats {
             for (index, sample) in samples.enumerated() {
                 var shape = RecognizedShape.none
-                let elapsed = clock.measure { shape = ShapeRecognizer.recognize(sample.points) }
+                let elapsed = clock.measure {
+                    shape =
+                        if let before = sample.before {
+                            ShapeRecognizer.recognize(sample.points, after: before).shape
+                        } else {
+                            ShapeRecognizer.recognize(sample.points)
+                        }
+                }
                 sink(shape)
                 least[index] = min(least[index], elapsed.seconds)
                 shapes[index] = shape.kind

@@ -18,7 +18,10 @@ extension Bench {
                 --repeats times in rounds; its least time counts. Prints the median, p90, p99, \
                 p99.9 and slowest time over all strokes and per file, how many strokes take \
                 longer than --target, and the slowest strokes with what they were recognised \
-                as. --plot writes the distribution per file as SVG (docs/benchmarks.md).
+                as. With --in-a-row, each stroke of a gesture is read with the strokes drawn \
+                before it, as a node reads a stroke drawn with recognition on (the arrows and \
+                closed shapes it may make with them: ShapeRecognizer.recognize(_:after:)). \
+                --plot writes the distribution per file as SVG (docs/benchmarks.md).
                 """
         )
 
@@ -39,6 +42,9 @@ extension Bench {
 
         @Option(help: "Write the distribution (one line per file) to this SVG file.")
         var plot: String?
+
+        @Flag(help: "Read each stroke of a gesture with the strokes drawn before it, as a node does.")
+        var inARow = false
 
         @Flag(help: "Print machine-readable JSON instead of tables.")
         var json = false
@@ -129,6 +135,8 @@ extension Bench {
                 NDJSONLines.forEach(in: try Self.read(file)) { lineNumber, line in
                     do {
                         let gesture = try StrokeSample.gesture(from: line)
+                        // The strokes before each, as a node keeps them (with --in-a-row).
+                        var before = StrokesBefore<[Point]>()
                         for (strokeIndex, stroke) in gesture.strokes.enumerated() {
                             let timed = points == 0 ? stroke : StrokeResampling.resampled(stroke, count: points)
                             guard timed.count >= 2 else {
@@ -137,8 +145,14 @@ extension Bench {
                             }
                             let part = gesture.strokes.count > 1 ? " stroke \(strokeIndex + 1)" : ""
                             let label = gesture.label.map { " (\($0)\(part))" } ?? part
-                            strokes.samples.append(.init(name: "\(file):\(lineNumber)\(label)", points: timed))
+                            strokes.samples.append(
+                                .init(
+                                    name: "\(file):\(lineNumber)\(label)", points: timed,
+                                    before: inARow ? before.parts : nil))
                             strokes.file.append(fileIndex)
+                            if inARow {
+                                before.note(timed, readAs: ShapeRecognizer.recognize(timed, after: before.parts))
+                            }
                         }
                     } catch {
                         invalid.append("\(file):\(lineNumber): error: \(error)")

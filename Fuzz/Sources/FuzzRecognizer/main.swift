@@ -14,7 +14,9 @@ import FuzzDriver
 /// decides as `explain` says, though it stops matching as soon as a shape cannot win. The
 /// same points split in two strokes (where the last byte says), and the second again in two
 /// (where the byte before it says), make an arrow of two strokes and of three (straight, or
-/// an elbow arrow with square bends) or none, as `explainArrow` says, with finite points.
+/// an elbow arrow with square bends) or none, as `explainArrow` says, with finite points;
+/// the three joined make a closed shape (no triangle) or none, as `explainClosedShape` says,
+/// and read one after the other each joins no more strokes than came before it.
 func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data, size >= 1 else { return 0 }
     let scales: [Double] = [1, 1.0 / 64, 1e-300, 1e-160, 1e6, 1e150, 1e300, 3.7]
@@ -65,6 +67,29 @@ func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         ShapeRecognizer.recognizeArrow(drawnFirst: first, then: middle, then: last),
         explained: ShapeRecognizer.explainArrow(drawnFirst: first, then: middle, then: last).shape,
         of: "three strokes")
+    // The three strokes joined into a closed shape, and read one after the other as a node
+    // reads them: each reading joins no more strokes than were drawn before it.
+    let strokes = [first, middle, last]
+    let joined = ShapeRecognizer.recognizeClosedShape(joining: strokes)
+    let joinedExplained = ShapeRecognizer.explainClosedShape(joining: strokes).shape
+    guard joined == joinedExplained else {
+        fatalError("recognizeClosedShape found \(joined.kind) \(joined.points), explain \(joinedExplained.kind)")
+    }
+    let closedPoints: Bool =
+        switch joined.kind {
+        case .none: joined.points.isEmpty
+        case .rectangle, .diamond, .parallelogram: joined.points.count == 5 && joined.points.first == joined.points.last
+        case .ellipse: joined.points.count >= 33 && joined.points.first == joined.points.last
+        case .line, .triangle, .arrow, .elbowArrow, .doubleArrow: false
+        }
+    guard closedPoints, joined.points.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else {
+        fatalError("three strokes joined made a \(joined.kind) of \(joined.points)")
+    }
+    for (index, reading) in ShapeRecognizer.recognizeInARow(strokes).enumerated() {
+        guard reading.joins <= index, reading.joins == 0 || reading.shape.kind != .none,
+            reading.shape.points.allSatisfy({ $0.x.isFinite && $0.y.isFinite })
+        else { fatalError("stroke \(index + 1) of three read in a row: \(reading)") }
+    }
     return 0
 }
 

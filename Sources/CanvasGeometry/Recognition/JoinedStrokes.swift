@@ -20,12 +20,13 @@ struct JoinedStrokes {
     enum Refusal: Error, Equatable {
         /// Fewer than two strokes, or more than `ShapeRecognizer.mostStrokesJoined`.
         case strokeCount(Int)
-        /// A stroke has no length.
-        case strokeWithoutLength(stroke: Int)
+        /// A stroke has no point.
+        case strokeWithoutPoints(stroke: Int)
         /// However the strokes are put in a loop, two that the loop joins lie apart: stroke
-        /// `stroke` (0 the first drawn) starts `gap` (of the joined size) from the end of
-        /// stroke `after`, more than `most`.
-        case strokesApart(stroke: Int, after: Int, gap: Double, most: Double)
+        /// `stroke` (0 the first drawn) starts `gap` (of the joined size, or at least that when
+        /// `measuredOnBounds`: against the diagonal of the strokes' bounds, which is no less
+        /// than their size) from the end of stroke `after`, more than `most`.
+        case strokesApart(stroke: Int, after: Int, gap: Double, measuredOnBounds: Bool, most: Double)
         /// The joined stroke is recognised as `kind`, no closed shape.
         case notClosed(ShapeKind)
         /// The joined stroke is recognised as a triangle: drawn in several strokes, most often an
@@ -52,11 +53,11 @@ struct JoinedStrokes {
         var description: String {
             switch self {
             case .strokeCount(let count): "\(count) strokes (2 to \(ShapeRecognizer.mostStrokesJoined) are joined)"
-            case .strokeWithoutLength(let stroke): "stroke \(stroke + 1) has no length"
-            case .strokesApart(let stroke, let after, let gap, let most):
+            case .strokeWithoutPoints(let stroke): "stroke \(stroke + 1) has no point"
+            case .strokesApart(let stroke, let after, let gap, let measuredOnBounds, let most):
                 "the strokes meet end to end in no loop: in the closest, stroke \(stroke + 1) starts "
-                    + "\(ShapeRecognizer.figure(gap)) of the joined size from an end of stroke \(after + 1) (at most "
-                    + "\(ShapeRecognizer.figure(most)))"
+                    + "\(ShapeRecognizer.figure(gap))\(measuredOnBounds ? " or more" : "") of the joined size from an "
+                    + "end of stroke \(after + 1) (at most \(ShapeRecognizer.figure(most)))"
             case .notClosed(let kind):
                 "the strokes joined make \(Self.named(kind)), no closed shape"
             case .triangle:
@@ -110,8 +111,10 @@ struct JoinedStrokes {
         guard (2...ShapeRecognizer.mostStrokesJoined).contains(strokes.count) else {
             return .failure(.strokeCount(strokes.count))
         }
-        if let empty = strokes.firstIndex(where: { StrokeResampling.length(of: $0) == 0 }) {
-            return .failure(.strokeWithoutLength(stroke: empty))
+        // A tap (a stroke without length) is a point of the loop: a pen set down at a corner
+        // while drawing a box is joined with it, one set down elsewhere keeps it from closing.
+        if let empty = strokes.firstIndex(where: \.isEmpty) {
+            return .failure(.strokeWithoutPoints(stroke: empty))
         }
         // The loop through every stroke's ends that leaves the least gap between them: the
         // strokes in any order, each either way round (the first as drawn; 48 loops of four).
@@ -134,14 +137,22 @@ struct JoinedStrokes {
             return reversed[placed] ? strokes[order[placed]].reversed() : strokes[order[placed]]
         }
         let points = chain.flatMap { $0 }
-        let size = StrokeResampling.diameter(of: points)
-        let most = junctionTolerance * size
         let junctions = order.indices.filter { $0 != opening }
-        if let widest = junctions.max(by: { gaps[$0] < gaps[$1] }), !(gaps[widest] <= most) {
+        let widest = junctions.max { gaps[$0] < gaps[$1] }
+        // The size is no more than the diagonal of the points' bounds: most strokes drawn one
+        // after the other lie too far apart for any size, and are refused without measuring it.
+        let (low, high) = points.dropFirst().reduce((points[0], points[0])) { bounds, point in
+            (Point(x: min(bounds.0.x, point.x), y: min(bounds.0.y, point.y)),
+             Point(x: max(bounds.1.x, point.x), y: max(bounds.1.y, point.y)))
+        }
+        let measuredOnBounds = widest.map { gaps[$0] > junctionTolerance * low.distance(to: high) } == true
+        let size = measuredOnBounds ? low.distance(to: high) : StrokeResampling.diameter(of: points)
+        let most = junctionTolerance * size
+        if let widest, !(gaps[widest] <= most) {
             return .failure(
                 .strokesApart(
                     stroke: order[(widest + 1) % order.count], after: order[widest], gap: gaps[widest] / size,
-                    most: junctionTolerance))
+                    measuredOnBounds: measuredOnBounds, most: junctionTolerance))
         }
         return .success(JoinedStrokes(points: points, strokes: chain))
     }
