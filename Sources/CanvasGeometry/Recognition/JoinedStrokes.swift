@@ -5,16 +5,19 @@ import Foundation
 /// two L's, or a U and a lid, or four sides; a circle drawn as two arcs. (In the online
 /// flowchart database 860 of 945 process boxes are drawn in two to four strokes.)
 ///
-/// The strokes are joined end to end in the order drawn, each turned to start at the end
-/// nearer the previous one's end (the first either way round, whichever makes the
-/// junctions shorter), and each junction must be short: within `junctionTolerance` of the
-/// joined stroke's size. The joined stroke is then recognised as one stroke is
-/// (`ShapeRecognizer.recognize`), and only a closed shape is taken: a rectangle, diamond,
-/// parallelogram, ellipse or triangle. A polygon must be drawn in strokes that are each
-/// straight runs, at most `mostStraightRuns` of them (a side, an L, a U): the stem and bowl
-/// of a D or a P join into a loop that a rectangle or triangle follows as closely as a
-/// hand-drawn box does, but the bowl is a curve, many runs (in the MMG set 205 of 240 D's
-/// became shapes without this test, 8 with it). An ellipse may be drawn in any strokes.
+/// The strokes are joined end to end in the loop that leaves the least gap between their
+/// ends, in any order and each either way round (people draw a box's sides in any order),
+/// opened at its widest gap (where the shape closes, which the recogniser judges); every
+/// other junction must be short: within `junctionTolerance` of the joined stroke's size.
+/// The joined stroke is then recognised as one stroke is (`ShapeRecognizer.recognize`),
+/// every shape matched in full, and a closed shape that passes is chosen among those the
+/// joining does not refuse: a triangle never (drawn in several strokes it is most often an
+/// arrow's closed head); a quadrilateral only when each stroke is at most
+/// `mostStraightRuns` straight runs (a side, an L, a U: the stem and bowl of a D join into a
+/// loop that a rectangle follows as closely as a hand-drawn box, but the bowl is a curve,
+/// many runs); an ellipse not of two strokes one of which is straight (a D again). MMG's
+/// D's joined: 205 of 240 became shapes without these tests, 2 with them
+/// (docs/recognition.md, "Closed shapes drawn in several strokes").
 struct JoinedStrokes {
     /// Why strokes drawn one after the other make no closed shape together.
     enum Refusal: Error, Equatable {
@@ -77,8 +80,8 @@ struct JoinedStrokes {
 
     /// The longest a junction may be, as a fraction of the joined stroke's size: a tenth
     /// (the gap a closed shape may leave where its stroke closes is `OutlineMatch`'s). In
-    /// the flowchart database, 77.6 % of the boxes drawn in two to four strokes join within
-    /// it (writers of even number looked at; docs/recognition.md).
+    /// the flowchart database, joined whole, 93.6 % of the boxes drawn in two to four strokes
+    /// become rectangles within it (writers of even number looked at; docs/recognition.md).
     static let junctionTolerance = 0.1
     /// A stroke's straight runs: its polyline simplified (Douglas–Peucker) to within this
     /// fraction of the stroke's own size ...
@@ -89,7 +92,7 @@ struct JoinedStrokes {
     /// the pen lands or lifts, a corner rounded off.
     static let shortestRun = 0.1
 
-    /// The strokes joined end to end, as one stroke drawn in order.
+    /// The strokes joined end to end round the loop, as one stroke.
     var points: [Point]
     /// Each stroke's points as joined (turned round or not).
     var strokes: [[Point]]
@@ -106,7 +109,8 @@ struct JoinedStrokes {
         }
     }
 
-    /// `strokes` (drawn in this order) joined end to end, or why they cannot be.
+    /// `strokes` (the first drawn first) joined end to end round their loop, or why they
+    /// cannot be.
     static func join(_ strokes: [[Point]]) -> Result<JoinedStrokes, Refusal> {
         guard (2...ShapeRecognizer.mostStrokesJoined).contains(strokes.count) else {
             return .failure(.strokeCount(strokes.count))
