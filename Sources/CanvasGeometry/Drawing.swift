@@ -69,7 +69,8 @@ public enum Drawing {
         let erased: [Operation] =
             previous.map { .delete($0.shown, start: 0, end: Double(max($0.shownPointCount - 1, 1))) }
             + [.delete(id, start: 0, end: Double(max(points.count - 1, 1)))]
-        return Result(operations: erased + adding(shape, weight: weight, colour: colour, as: shapeID), shape: shape.kind)
+        let added = adding(shape, weight: weight, colour: colour, as: shapeID)
+        return Result(operations: erased + added, shape: shape.kind)
     }
 
     /// ADD and APPEND of `shape` as the stroke `id`, a polyline (`is_shape`).

@@ -184,7 +184,8 @@ public struct Replica: Sendable {
                 header.weight == weight, header.colour == colour, shown.erased.isEmpty
             else { break }
             previous.insert(
-                Drawing.PreviousStroke(drawnPoints: drawn.points, shown: part.shown, shownPointCount: shown.points.count),
+                Drawing.PreviousStroke(
+                    drawnPoints: drawn.points, shown: part.shown, shownPointCount: shown.points.count),
                 at: 0)
         }
         let reading = ShapeRecognizer.recognize(points, after: previous.map(\.drawnPoints))

@@ -11,7 +11,8 @@ struct Demo: ParsableCommand {
         discussion: """
             Starts three LAN-only nodes (canvas join) in a fresh room, has them draw at the same \
             time (strokes made up on the spot to look hand-drawn), erase across each other's \
-            strokes and recognise a rectangle, checks that all three replicas end equal (same \
+            strokes and recognise a rectangle and a box drawn as two L's, \
+            checks that all three replicas end equal (same \
             digest), and writes the room as an SVG. The first node serves the room's page: open \
             the URL it prints to watch the room and draw in it (with --keep the nodes keep \
             running until Ctrl-C). Needs no server and no network beyond this machine's \
@@ -64,7 +65,9 @@ struct Demo: ParsableCommand {
             }
             usleep(60_000)
         }
-        print("  ✓ drew \(plans.map(\.count).reduce(0, +)) strokes at the same time (one of them a rough rectangle)")
+        print(
+            "  ✓ drew \(plans.map(\.count).reduce(0, +)) strokes at the same time (a rough rectangle among them, "
+                + "and a box as two L's)")
         // Each node erases a band across the whole board: everybody's strokes.
         for (index, node) in nodes.enumerated() {
             try node.send(DemoDrawing.eraser(index))
@@ -101,9 +104,14 @@ struct Demo: ParsableCommand {
         guard keep || document.digest.rootHex == digest else {
             throw DemoFailure("the stored room differs from what the node reported (\(document.digest.rootHex) ≠ \(digest))")
         }
-        let shapes = document.strokes.filter { $0.header?.isShape == true }.count
+        // The rough rectangle, and the box of two L's as one rectangle (the L's erased).
+        let shapes = document.strokes.filter { $0.header?.isShape == true && !$0.visible.isEmpty }.count
+        guard keep || shapes == 2 else {
+            throw DemoFailure(
+                "\(shapes) recognised shapes in the room, not 2 (the rough rectangle, the box of two L's)")
+        }
         try Data(SVGExporter.export(document)).write(to: URL(fileURLWithPath: output))
-        print("  ✓ \(shapes) recognised shape\(shapes == 1 ? "" : "s") in the room")
+        print("  ✓ \(shapes) recognised shapes in the room (a rectangle, and one of a box drawn as two L's)")
         print("The room is in \(URL(fileURLWithPath: output).path) — open it in a browser.")
         try? FileManager.default.removeItem(at: work)
     }
@@ -257,6 +265,27 @@ enum DemoDrawing {
             }
             points.append([700, 521])
             strokes.append(draw(points, weight: 3, colour: [120, 40, 160], recognize: true))
+        }
+        if node == 1 {
+            // A box drawn as two L's, one after the other: the second closes it, and the two
+            // become one rectangle (docs/recognition.md, "Closed shapes drawn in several strokes").
+            let halves = [
+                [(380.0, 640.0), (380.0, 520.0), (620.0, 520.0)], [(620.0, 520.0), (620.0, 640.0), (380.0, 640.0)],
+            ]
+            for corners in halves {
+                var points: [[Double]] = []
+                for (a, b) in zip(corners, corners.dropFirst()) {
+                    for step in 0..<12 {
+                        let t = Double(step) / 12
+                        points.append([
+                            round((a.0 + (b.0 - a.0) * t + generator.tremor()) * 100) / 100,
+                            round((a.1 + (b.1 - a.1) * t + generator.tremor()) * 100) / 100,
+                        ])
+                    }
+                }
+                points.append([corners[2].0, corners[2].1])
+                strokes.append(draw(points, weight: 3, colour: [20, 140, 60], recognize: true))
+            }
         }
         return strokes
     }

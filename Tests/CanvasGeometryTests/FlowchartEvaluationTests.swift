@@ -378,7 +378,8 @@ extension FlowchartEvaluationTests {
         for run in try Self.strokesDrawnInARow(symbols) {
             let readings = ShapeRecognizer.recognizeInARow(run.map { RecognitionEvaluationTests.points($0.stroke) })
             strokesRead += run.count
-            for (index, reading) in readings.enumerated() where reading.joins > 0 && closed.contains(reading.shape.kind) {
+            for (index, reading) in readings.enumerated()
+            where reading.joins > 0 && closed.contains(reading.shape.kind) {
                 let taken = run[(index - reading.joins)...index]
                 let symbol = symbols[taken.first!.symbol]
                 let oneSymbol = taken.allSatisfy { $0.symbol == taken.first!.symbol }
@@ -392,7 +393,8 @@ extension FlowchartEvaluationTests {
                 } else {
                     let names = Set(taken.map { symbols[$0.symbol].label }).sorted().joined(separator: ", ")
                     let kind = reading.shape.kind.rawValue
-                    falseRecognitions[oneSymbol ? "\(names) as \(kind)" : "strokes of \(names) as \(kind)", default: 0] += 1
+                    let description = oneSymbol ? "\(names) as \(kind)" : "strokes of \(names) as \(kind)"
+                    falseRecognitions[description, default: 0] += 1
                 }
             }
         }
@@ -408,7 +410,9 @@ extension FlowchartEvaluationTests {
             let floor = Self.severalStrokeFloors.shares[label]!
             let writers = byWriter[label] ?? [:]
             let mean = writers.values.reduce(0) { $0 + share($1) } / Double(max(1, writers.count))
-            let worst = writers.filter { $0.value.all >= 5 }.min { (share($0.value), $0.key) < (share($1.value), $1.key) }
+            let worst = writers.filter { $0.value.all >= 5 }.min {
+                (share($0.value), $0.key) < (share($1.value), $1.key)
+            }
             let worstText = worst.map { String(format: "%.1f%% (%@, %d)", 100 * share($0.value), $0.key, $0.value.all) }
             lines.append(
                 String(

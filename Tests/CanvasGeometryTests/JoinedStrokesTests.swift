@@ -109,8 +109,12 @@ struct JoinedStrokesTests {
         #expect(ShapeRecognizer.recognize(vee + base).kind == .triangle, "drawn in one stroke, a triangle")
         #expect(ShapeRecognizer.recognizeClosedShape(joining: [vee, base]).kind == .none, "a closed head in two")
 
-        let left = pen.stroke(through: [Point(x: 100, y: 0), Point(x: 0, y: 0), Point(x: 0, y: 80), Point(x: 100, y: 80)])
-        let right = pen.stroke(through: [Point(x: 100, y: 80), Point(x: 200, y: 80), Point(x: 200, y: 0), Point(x: 100, y: 0)])
+        let left = pen.stroke(through: [
+            Point(x: 100, y: 0), Point(x: 0, y: 0), Point(x: 0, y: 80), Point(x: 100, y: 80),
+        ])
+        let right = pen.stroke(through: [
+            Point(x: 100, y: 80), Point(x: 200, y: 80), Point(x: 200, y: 0), Point(x: 100, y: 0),
+        ])
         #expect(ShapeRecognizer.recognizeClosedShape(joining: [left, right]).kind == .rectangle, "the box")
         let apart = right.map { $0 + Point(x: 40, y: 0) }
         #expect(ShapeRecognizer.recognizeClosedShape(joining: [left, apart]).kind == .none, "its halves apart")

@@ -1096,7 +1096,8 @@ struct RecognitionEvaluationTests {
         }
         print(
             "Quick, Draw! drawings of several strokes: squares whose strokes made one rectangle \(madeSquares) of "
-                + "\(squares); closed shapes made by other strokes: \(falseRecognitions.count) (\(others) other drawings)")
+                + "\(squares); closed shapes made by other strokes: \(falseRecognitions.count) (\(others) other "
+                + "drawings)")
         for description in falseRecognitions { print("- \(description)") }
         #expect(madeSquares >= Self.quickDrawSquaresOfSeveralStrokes, "squares: \(madeSquares) of \(squares)")
         #expect(falseRecognitions.isEmpty, "\(falseRecognitions)")

@@ -478,8 +478,9 @@ import Testing
         Self.perform(.redo, on: &replica)
         #expect(Array(Self.visiblePoints(replica).values) == [shown[StrokeID("me_3")]!], "redone")
 
-        let four = [[corners[0], corners[1]], [corners[2], corners[3]], [corners[1], corners[2]], [corners[3], corners[0]]]
-            .map { Self.draw(sides($0), recognize: true) }
+        let four = [
+            [corners[0], corners[1]], [corners[2], corners[3]], [corners[1], corners[2]], [corners[3], corners[0]],
+        ].map { Self.draw(sides($0), recognize: true) }
         /// The shapes `actions` make, done one after the other on a new replica.
         func shapes(_ actions: [LocalAction]) -> [ShapeKind] {
             var replica = Replica(author: "me")

@@ -71,9 +71,9 @@ struct JoinedStrokes {
                     + "ellipse has no straight side, and a curve closing on a straight stroke is a letter's stem and "
                     + "bowl (a D)"
             case .curvedStroke(let kind, let stroke, let runs, let most):
-                "the strokes joined make \(Self.named(kind)), but stroke \(stroke + 1) bends into \(runs) straight runs "
-                    + "(at most \(most)): a polygon's sides drawn apart are straight, and a curve joined to a straight "
-                    + "stroke is a letter's bowl and stem (a D, a P)"
+                "the strokes joined make \(Self.named(kind)), but stroke \(stroke + 1) bends into \(runs) "
+                    + "straight runs (at most \(most)): a polygon's sides drawn apart are straight, and a curve "
+                    + "joined to a straight stroke is a letter's bowl and stem (a D, a P)"
             }
         }
     }
