@@ -92,17 +92,22 @@ struct JoinedStrokesTests {
     @Test func lettersHeadsAndStrokesApartAreNotJoined() {
         var pen = SyntheticPen(seed: 7, jitter: 0.5)
         // The stem a chord of the bowl's ellipse, the bowl two thirds of it (as the MMG set's
-        // D's that made ellipses are drawn).
-        let stem = pen.stroke(through: [Point(x: -50, y: 13), Point(x: -50, y: 187)])
+        // D's that made ellipses are drawn), the stem stopping short of the bowl's end.
+        let stem = pen.stroke(through: [Point(x: -50, y: 13), Point(x: -50, y: 177)])
         let bowl = pen.arc(
             center: Point(x: 0, y: 100), radii: (100, 100), rotation: 0, start: -2 * .pi / 3, sweep: 4 * .pi / 3,
             samples: 60)
         #expect(ShapeRecognizer.recognizeClosedShape(joining: [stem, bowl]).kind == .none, "a D")
         let explained = ShapeRecognizer.explainClosedShape(joining: [stem, bowl])
         #expect(explained.shape.kind == .none)
-        #expect(
-            explained.hypotheses.contains { $0.verdict.hasPrefix("refused: the strokes joined make an ellipse") },
-            "\(explained.hypotheses.map(\.verdict))")
+        // The refusals name the strokes as drawn, the stem first or the bowl first.
+        for (strokes, stem, bowl) in [([stem, bowl], 1, 2), ([bowl, stem], 2, 1)] {
+            let verdicts = ShapeRecognizer.explainClosedShape(joining: strokes).hypotheses.map(\.verdict)
+            let ellipse = "refused: the strokes joined make an ellipse, but of two strokes, and stroke \(stem) is"
+            #expect(verdicts.contains { $0.hasPrefix(ellipse) }, "\(verdicts)")
+            let rectangle = "refused: the strokes joined make a rectangle, but stroke \(bowl) bends"
+            #expect(verdicts.contains { $0.hasPrefix(rectangle) }, "\(verdicts)")
+        }
 
         let vee = pen.stroke(through: [Point(x: 0, y: 0), Point(x: 60, y: 30), Point(x: 0, y: 60)])
         let base = pen.stroke(through: [Point(x: 0, y: 60), Point(x: 0, y: 0)])

@@ -94,7 +94,7 @@ struct JoinedStrokes {
 
     /// The strokes joined end to end round the loop, as one stroke.
     var points: [Point]
-    /// Each stroke's points as joined (turned round or not).
+    /// The strokes as drawn, in the order drawn (what the refusals count from).
     var strokes: [[Point]]
 
     /// Every order of `count` strokes that begins with the first.
@@ -158,7 +158,7 @@ struct JoinedStrokes {
                     stroke: order[(widest + 1) % order.count], after: order[widest], gap: gaps[widest] / size,
                     measuredOnBounds: measuredOnBounds, most: junctionTolerance))
         }
-        return .success(JoinedStrokes(points: points, strokes: chain))
+        return .success(JoinedStrokes(points: points, strokes: strokes))
     }
 
     /// Why a shape of `kind` is not taken for the joined stroke (nil when it may be): a
