@@ -252,18 +252,8 @@ enum DemoDrawing {
         }
         if node == 0 {
             // A rectangle drawn by hand, recognised and replaced by a perfect one.
-            var points: [[Double]] = []
             let corners = [(700.0, 520.0), (980.0, 520.0), (980.0, 640.0), (700.0, 640.0), (700.0, 520.0)]
-            for (a, b) in zip(corners, corners.dropFirst()) {
-                for step in 0..<12 {
-                    let t = Double(step) / 12
-                    points.append([
-                        round((a.0 + (b.0 - a.0) * t + generator.tremor()) * 100) / 100,
-                        round((a.1 + (b.1 - a.1) * t + generator.tremor()) * 100) / 100,
-                    ])
-                }
-            }
-            points.append([700, 521])
+            let points = roughPolyline(through: corners, using: &generator) + [[700, 521]]
             strokes.append(draw(points, weight: 3, colour: [120, 40, 160], recognize: true))
         }
         if node == 1 {
@@ -273,21 +263,25 @@ enum DemoDrawing {
                 [(380.0, 640.0), (380.0, 520.0), (620.0, 520.0)], [(620.0, 520.0), (620.0, 640.0), (380.0, 640.0)],
             ]
             for corners in halves {
-                var points: [[Double]] = []
-                for (a, b) in zip(corners, corners.dropFirst()) {
-                    for step in 0..<12 {
-                        let t = Double(step) / 12
-                        points.append([
-                            round((a.0 + (b.0 - a.0) * t + generator.tremor()) * 100) / 100,
-                            round((a.1 + (b.1 - a.1) * t + generator.tremor()) * 100) / 100,
-                        ])
-                    }
-                }
-                points.append([corners[2].0, corners[2].1])
+                let points = roughPolyline(through: corners, using: &generator) + [[corners[2].0, corners[2].1]]
                 strokes.append(draw(points, weight: 3, colour: [20, 140, 60], recognize: true))
             }
         }
         return strokes
+    }
+
+    /// A hand's stroke through `corners`: twelve points a side, each with a tremor, the last
+    /// corner left for the caller to end on.
+    static func roughPolyline(through corners: [(Double, Double)], using generator: inout DemoRandom) -> [[Double]] {
+        zip(corners, corners.dropFirst()).flatMap { a, b in
+            (0..<12).map { step -> [Double] in
+                let t = Double(step) / 12
+                return [
+                    round((a.0 + (b.0 - a.0) * t + generator.tremor()) * 100) / 100,
+                    round((a.1 + (b.1 - a.1) * t + generator.tremor()) * 100) / 100,
+                ]
+            }
+        }
     }
 
     /// A wavy vertical cut through the strokes of the next node.
