@@ -26,7 +26,7 @@ struct Recognize: ParsableCommand {
             in either order) or none; with --three-strokes, three strokes, the arrow a shaft and a \
             head drawn in two strokes (two barbs apart, or a closed head's sides) make, in any \
             order. With --joined, each line holds two to four strokes, and the shape printed is the \
-            closed shape they make joined end to end in the order drawn (a box drawn as two L's, a \
+            closed shape they make joined end to end, in any order (a box drawn as two L's, a \
             circle as two arcs) or none. With --in-a-row, each line holds any number of strokes \
             drawn one after the other, and prints {"shapes": [{"shape": …, "joins": N, "points": \
             […]}, …]}: for each stroke, what a node drawing them with recognition on makes of it \
@@ -54,11 +54,16 @@ struct Recognize: ParsableCommand {
     var inARow = false
 
     func validate() throws {
-        let modes = [("--two-strokes", twoStrokes), ("--three-strokes", threeStrokes), ("--joined", joined),
-                     ("--in-a-row", inARow)].filter(\.1).map(\.0)
+        let modes = [
+            ("--two-strokes", twoStrokes), ("--three-strokes", threeStrokes), ("--joined", joined),
+            ("--in-a-row", inARow),
+        ].filter(\.1).map(\.0)
         if modes.count > 1 { throw ValidationError("\(modes.joined(separator: " and ")) exclude each other") }
-        if inARow && explain { throw ValidationError("--in-a-row prints no explanation: explain a stroke's reading "
-            + "with --two-strokes, --three-strokes or --joined") }
+        if inARow && explain {
+            throw ValidationError(
+                "--in-a-row prints no explanation: explain a stroke's reading with --two-strokes, --three-strokes "
+                    + "or --joined")
+        }
     }
 
     func run() throws {
@@ -78,8 +83,7 @@ struct Recognize: ParsableCommand {
                     var output = Array(#"{"shapes":["#.utf8)
                     for (index, reading) in ShapeRecognizer.recognizeInARow(strokes).enumerated() {
                         if index > 0 { output.append(UInt8(ascii: ",")) }
-                        Self.append(reading.shape, to: &output)
-                        output.removeLast()
+                        Self.appendMembers(of: reading.shape, to: &output)
                         output.append(contentsOf: ",\"joins\":\(reading.joins)}".utf8)
                     }
                     output.append(contentsOf: "]}\n".utf8)
@@ -113,8 +117,7 @@ struct Recognize: ParsableCommand {
                     shape = explanation?.shape ?? ShapeRecognizer.recognize(points)
                 }
                 var output: [UInt8] = []
-                Self.append(shape, to: &output)
-                output.removeLast()
+                Self.appendMembers(of: shape, to: &output)
                 if let explanation { Self.append(explanation, to: &output) }
                 output.append(contentsOf: "}\n".utf8)
                 FileHandle.standardOutput.write(Data(output))
@@ -128,8 +131,8 @@ struct Recognize: ParsableCommand {
         }
     }
 
-    /// `{"shape":…,"points":[…]}`.
-    static func append(_ shape: RecognizedShape, to output: inout [UInt8]) {
+    /// `{"shape":…,"points":[…]`: the object of `shape`, left open for more members.
+    static func appendMembers(of shape: RecognizedShape, to output: inout [UInt8]) {
         output.append(contentsOf: #"{"shape":""#.utf8)
         output.append(contentsOf: shape.kind.rawValue.utf8)
         output.append(contentsOf: #"","points":["#.utf8)
@@ -137,7 +140,7 @@ struct Recognize: ParsableCommand {
             if index > 0 { output.append(UInt8(ascii: ",")) }
             CanonicalJSON.appendPoint(point, to: &output)
         }
-        output.append(contentsOf: "]}".utf8)
+        output.append(UInt8(ascii: "]"))
     }
 
     /// `,"smoothing":…` when the stroke was smoothed before fitting, then

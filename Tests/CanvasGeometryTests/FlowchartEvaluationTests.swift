@@ -81,9 +81,9 @@ struct FlowchartEvaluationTests {
             var cell = byWriter[symbol.label, default: [:]][symbol.writer] ?? (0, 0)
             cell.all += 1
             if acceptable.contains(kind) { cell.right += 1 }
-            if symbol.label == "arrow", let number = Int(symbol.writer.dropFirst("writer".count)) {
-                arrowsByParity[number % 2].all += 1
-                if acceptable.contains(kind) { arrowsByParity[number % 2].right += 1 }
+            if symbol.label == "arrow" {
+                arrowsByParity[Self.parity(symbol.writer)].all += 1
+                if acceptable.contains(kind) { arrowsByParity[Self.parity(symbol.writer)].right += 1 }
             }
             byWriter[symbol.label, default: [:]][symbol.writer] = cell
             if kind != .none && !acceptable.contains(kind) {
@@ -255,7 +255,7 @@ struct FlowchartEvaluationTests {
         // Writers of even number (looked at) and odd (held out): see `twoStrokeFloors`.
         var byParity = [(right: 0, all: 0), (right: 0, all: 0)]
         for (writer, cell) in byWriter {
-            let parity = (Int(writer.dropFirst("writer".count)) ?? 0) % 2
+            let parity = Self.parity(writer)
             byParity[parity] = (byParity[parity].right + cell.right, byParity[parity].all + cell.all)
         }
         print(
@@ -305,7 +305,7 @@ struct FlowchartEvaluationTests {
                 let symbol = symbols[three[0].symbol]
                 let oneSymbol = three.allSatisfy { $0.symbol == three[0].symbol }
                 if oneSymbol && symbol.label == "arrow" && symbol.strokes.count == 3 {
-                    let parity = (Int(symbol.writer.dropFirst("writer".count)) ?? 0) % 2
+                    let parity = Self.parity(symbol.writer)
                     byParity[parity].all += 1
                     if kind == .arrow || kind == .elbowArrow {
                         byParity[parity].right += 1

@@ -96,6 +96,8 @@ struct JoinedStrokes {
     var points: [Point]
     /// The strokes as drawn, in the order drawn (what the refusals count from).
     var strokes: [[Point]]
+    /// How many straight runs each stroke is (`straightRuns(in:)`).
+    var runs: [Int]
 
     /// Every order of `count` strokes that begins with the first.
     static func orders(of count: Int) -> [[Int]] {
@@ -145,12 +147,10 @@ struct JoinedStrokes {
         let widest = junctions.max { gaps[$0] < gaps[$1] }
         // The size is no more than the diagonal of the points' bounds: most strokes drawn one
         // after the other lie too far apart for any size, and are refused without measuring it.
-        let (low, high) = points.dropFirst().reduce((points[0], points[0])) { bounds, point in
-            (Point(x: min(bounds.0.x, point.x), y: min(bounds.0.y, point.y)),
-             Point(x: max(bounds.1.x, point.x), y: max(bounds.1.y, point.y)))
-        }
-        let measuredOnBounds = widest.map { gaps[$0] > junctionTolerance * low.distance(to: high) } == true
-        let size = measuredOnBounds ? low.distance(to: high) : StrokeResampling.diameter(of: points)
+        let bounds = Rect(enclosing: points)!
+        let diagonal = (bounds.width * bounds.width + bounds.height * bounds.height).squareRoot()
+        let measuredOnBounds = widest.map { gaps[$0] > junctionTolerance * diagonal } == true
+        let size = measuredOnBounds ? diagonal : StrokeResampling.diameter(of: points)
         let most = junctionTolerance * size
         if let widest, !(gaps[widest] <= most) {
             return .failure(
@@ -158,14 +158,15 @@ struct JoinedStrokes {
                     stroke: order[(widest + 1) % order.count], after: order[widest], gap: gaps[widest] / size,
                     measuredOnBounds: measuredOnBounds, most: junctionTolerance))
         }
-        return .success(JoinedStrokes(points: points, strokes: strokes))
+        return .success(
+            JoinedStrokes(points: points, strokes: strokes, runs: strokes.map(Self.straightRuns(in:))))
     }
 
     /// Why a shape of `kind` is not taken for the joined stroke (nil when it may be): a
     /// triangle; a quadrilateral of a stroke of more than `mostStraightRuns` straight runs;
     /// an ellipse of two strokes, one of them straight. (Other shapes than closed ones are
     /// refused after the choice: a line that passes is chosen, and the strokes then make none.)
-    mutating func refusal(of kind: ShapeKind) -> Refusal? {
+    func refusal(of kind: ShapeKind) -> Refusal? {
         switch kind {
         case .triangle: return .triangle
         case .rectangle, .diamond, .parallelogram:
@@ -178,17 +179,6 @@ struct JoinedStrokes {
         case .line, .arrow, .elbowArrow, .doubleArrow, .none: return nil
         }
     }
-
-    /// How many straight runs each stroke is (`straightRuns(in:)`), once counted.
-    private var runs: [Int] {
-        mutating get {
-            if let counted = countedRuns { return counted }
-            let counted = strokes.map(Self.straightRuns(in:))
-            countedRuns = counted
-            return counted
-        }
-    }
-    private var countedRuns: [Int]?
 
     /// How many straight runs `stroke` is, not counting short ones (under `shortestRun` of
     /// its length: a hook, a rounded corner): its polyline simplified (Douglas–Peucker) to
@@ -230,7 +220,7 @@ extension ShapeRecognizer {
     /// chooses among the shapes the joined stroke passes but those the joining refuses;
     /// `.none` when they make none.
     public static func recognizeClosedShape(joining strokes: [[Point]]) -> RecognizedShape {
-        guard case .success(var joined) = JoinedStrokes.join(strokes) else { return .none }
+        guard case .success(let joined) = JoinedStrokes.join(strokes) else { return .none }
         // Every shape matched in full: one the joining refuses may not cut another's match short.
         var unfitted: [(ShapeKind, String)] = []
         let all = candidates(StrokeSmoothing.smoothed(joined.points), unfitted: &unfitted).filter {
@@ -243,7 +233,7 @@ extension ShapeRecognizer {
     /// What `recognizeClosedShape(joining:)` decides and why: the joined stroke explained as
     /// `explain` explains one, the shapes the joining refuses with the reason.
     public static func explainClosedShape(joining strokes: [[Point]]) -> RecognitionExplanation {
-        var joined: JoinedStrokes
+        let joined: JoinedStrokes
         switch JoinedStrokes.join(strokes) {
         case .failure(let refusal):
             return RecognitionExplanation(

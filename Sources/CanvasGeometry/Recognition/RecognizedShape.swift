@@ -20,6 +20,10 @@ extension ShapeKind {
         }
     }
 
+    /// A line or no shape: what a stroke read alone may be to be joined with the strokes
+    /// drawn next to it (`ShapeRecognizer.recognize(_:after:)`, `StrokesBefore`).
+    var mayBeJoined: Bool { self == .line || self == .none }
+
     /// A rectangle, a diamond or a parallelogram: four corners.
     var isQuadrilateral: Bool {
         switch self {

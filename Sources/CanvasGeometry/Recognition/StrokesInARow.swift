@@ -42,8 +42,8 @@ extension ShapeRecognizer {
             if arrow.kind != .none { return ShapeInARow(shape: arrow, joins: 2) }
         }
         let alone = recognize(points)
-        guard alone.kind == .line || alone.kind == .none else { return ShapeInARow(shape: alone, joins: 0) }
-        for joins in 1...max(1, previous.count) where joins <= previous.count {
+        guard alone.kind.mayBeJoined else { return ShapeInARow(shape: alone, joins: 0) }
+        for joins in stride(from: 1, through: previous.count, by: 1) {
             let shape = recognizeClosedShape(joining: previous.suffix(joins) + [points])
             if shape.kind != .none { return ShapeInARow(shape: shape, joins: joins) }
         }
@@ -65,7 +65,7 @@ public struct StrokesBefore<Part> {
 
     /// After a stroke, `part`, read as `reading`.
     public mutating func note(_ part: Part, readAs reading: ShapeRecognizer.ShapeInARow) {
-        guard reading.joins == 0, reading.shape.kind == .line || reading.shape.kind == .none else {
+        guard reading.joins == 0, reading.shape.kind.mayBeJoined else {
             parts.removeAll()
             return
         }
