@@ -344,10 +344,13 @@ extension FlowchartEvaluationTests {
     /// strokes were first joined: designed looking at the writers of even number, the odd
     /// writers' reported apart), and the most strokes that may make a closed shape with
     /// strokes of another symbol, or of a symbol that is no closed shape (text, a connector),
-    /// or make the wrong one (a decision a parallelogram).
+    /// or make the wrong one (a decision a parallelogram). Since a curved stroke may be a
+    /// rectangle's rounded end (2026-11-29, twenty-fourth session: terminators 0.58 → 0.71,
+    /// the odd writers' 0.43 → 0.62; one more false recognition, four strokes of handwriting
+    /// whose flat bottom stroke starts with a curl).
     static let severalStrokeFloors = (
-        shares: ["process": 0.85, "decision": 0.78, "data": 0.87, "terminator": 0.58, "connection": 0.39],
-        falseRecognitions: 25
+        shares: ["process": 0.85, "decision": 0.78, "data": 0.87, "terminator": 0.71, "connection": 0.39],
+        falseRecognitions: 26
     )
 
     /// Each chart's strokes in the order drawn, read as a node reads them

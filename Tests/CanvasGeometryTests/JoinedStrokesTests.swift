@@ -85,6 +85,126 @@ struct JoinedStrokesTests {
         #expect(ShapeRecognizer.recognizeInARow(arcs).last?.joins == count - 1, "seed \(seed)")
     }
 
+    /// A flowchart's terminator, a stadium (2:1 to 4:1, any rotation), drawn as its two long
+    /// sides and its two ends, in any order and either way round, each landing a little
+    /// off, each end an arc of a third of a turn (flatter than a half circle, as the
+    /// flowchart writers draw them). The ends are curves of many straight runs, which a
+    /// box's sides are not, but each rounds one end off (`JoinedStrokes.isRoundedEnd`): when
+    /// the sides run on past the ends (by a tenth or a fifth of the height, as a hand
+    /// overshoots), the joined stroke turns sharply there, its ellipse does not pass, and the
+    /// strokes make a rectangle; when they do not, the ellipse passes and is kept (rounded
+    /// ends are taken only when the strokes make no other closed shape). As first run: of 8
+    /// stadiums each, 7 ellipses when the sides stop at the ends, 2 and 6 rectangles when
+    /// they run on; no rectangle without rounded ends, and the others left alone (4 whose
+    /// ellipse is refused as a polygon of six or eight sides, which the rectangle does not
+    /// follow twice as closely, as a stadium drawn in one stroke, docs/recognition.md; 2
+    /// whose sides run on so far that a junction is wider than a tenth of the size).
+    @Test func stadiumsDrawnAsSidesAndArcs() {
+        var made: [ShapeKind: [Int]] = [:]
+        for seed in RecognitionTests.seeds {
+            var pen = SyntheticPen(seed: seed, jitter: 0)
+            let size = RecognitionTests.size(&pen)
+            pen.jitter = RecognitionTests.jitter(for: size)
+            let (length, height) = (size, size / pen.random(in: 2...4))
+            let (rotation, origin) = (pen.random(in: 0...(2 * .pi)), Point(x: 500, y: 400))
+            let half = (length - height) / 2
+            let overshoot = Int(seed % 3)
+            func off() -> Point { Point(x: pen.random(in: -0.03...0.03), y: pen.random(in: -0.03...0.03)) * height }
+            func side(_ y: Double) -> [Point] {
+                let past = Double(overshoot) * 0.1 * height
+                let ends = [Point(x: -half - past, y: y) + off(), Point(x: half + past, y: y)]
+                return pen.stroke(through: placed(ends, size: 1, rotation: rotation, origin: origin), samples: 40)
+            }
+            // An arc of a third of a turn from the end of one side to the end of the other,
+            // bulging out by 0.29 of the height.
+            func end(_ x: Double, from start: Double) -> [Point] {
+                let radius = height / 2 / sin(Double.pi / 3)
+                let center = Point(x: x - (x > 0 ? 1 : -1) * radius * cos(Double.pi / 3), y: 0) + off()
+                return pen.arc(
+                    center: origin + rotated(center, by: rotation), radii: (radius, radius), rotation: rotation,
+                    start: start, sweep: 2 * Double.pi / 3, samples: 30)
+            }
+            var strokes = [
+                side(-height / 2), end(half, from: -Double.pi / 3), side(height / 2),
+                end(-half, from: 2 * Double.pi / 3),
+            ]
+            for k in strokes.indices where pen.random(in: 0...1) < 0.5 { strokes[k].reverse() }
+            let order = [[0, 1, 2, 3], [0, 2, 1, 3], [1, 3, 0, 2], [3, 2, 1, 0]][Int(seed % 4)]
+            let drawn = order.map { strokes[$0] }
+            let shape = ShapeRecognizer.recognizeClosedShape(joining: drawn)
+            made[shape.kind, default: [0, 0, 0]][overshoot] += 1
+            #expect([.rectangle, .ellipse, .none].contains(shape.kind), "seed \(seed): \(shape.kind)")
+            guard shape.kind != .none else { continue }
+            #expect(ShapeRecognizer.recognizeInARow(drawn).last?.joins == 3, "seed \(seed)")
+            guard shape.kind == .rectangle else { continue }
+            let verdicts = ShapeRecognizer.explainClosedShape(joining: drawn).hypotheses.map(\.verdict)
+            #expect(verdicts.contains { $0.hasPrefix("chosen (strokes") && $0.contains("taken for rounded ends") })
+            // Its corners, in the stadium's frame: its long sides along the drawn ones, its
+            // short sides between where the ends begin and where they bulge out to.
+            for corner in shape.points.dropLast().map({ rotated($0 - origin, by: -rotation) }) {
+                #expect(abs(abs(corner.y) - height / 2) <= 0.1 * height, "seed \(seed): \(corner)")
+                #expect(
+                    (half - 0.1 * height...half + 0.4 * height).contains(abs(corner.x)), "seed \(seed): \(corner)")
+            }
+        }
+        #expect(made[.ellipse, default: [0, 0, 0]][0] >= 7, "ended where the sides end: \(made)")
+        #expect(made[.rectangle, default: [0, 0, 0]][0] == 0, "ended where the sides end: \(made)")
+        #expect(made[.rectangle, default: [0, 0, 0]][1] + made[.rectangle, default: [0, 0, 0]][2] >= 8, "\(made)")
+    }
+
+    /// Which curved strokes round a box's end off (`JoinedStrokes.isRoundedEnd`): an arc from
+    /// one long side's end to the other's; not a curl spanning half the end, a long side
+    /// drawn wavy, nor a D's bowl (three sides of its box).
+    @Test func roundedEndsSpanAnEndAndNoMore() throws {
+        var pen = SyntheticPen(seed: 11, jitter: 0.5)
+        let rectangle = RecognizedShape(
+            kind: .rectangle,
+            points: [
+                Point(x: 0, y: 0), Point(x: 300, y: 0), Point(x: 300, y: 100), Point(x: 0, y: 100), Point(x: 0, y: 0),
+            ])
+        let top = pen.stroke(through: [Point(x: 0, y: 0), Point(x: 300, y: 0)])
+        let bottom = pen.stroke(through: [Point(x: 300, y: 100), Point(x: 0, y: 100)])
+        let left = pen.stroke(through: [Point(x: 0, y: 100), Point(x: 0, y: 0)])
+        func arc(from start: Double, sweep: Double, radius: Double, center: Point) -> [Point] {
+            pen.arc(center: center, radii: (radius, radius), rotation: 0, start: start, sweep: sweep, samples: 40)
+        }
+        let end = arc(from: -.pi / 2, sweep: .pi, radius: 50, center: Point(x: 300, y: 50))
+        let curl = arc(from: -.pi / 2, sweep: .pi, radius: 25, center: Point(x: 300, y: 25))
+        func refusal(_ strokes: [[Point]], roundedEnds: Bool) throws -> JoinedStrokes.Refusal? {
+            try JoinedStrokes.join(strokes).get().refusal(of: rectangle, roundedEnds: roundedEnds)
+        }
+        #expect(try refusal([top, end, bottom, left], roundedEnds: true) == nil, "the end")
+        let strict = try refusal([top, end, bottom, left], roundedEnds: false)
+        let runs = JoinedStrokes.straightRuns(in: end)
+        #expect(strict == .curvedStroke(kind: .rectangle, stroke: 1, runs: runs, most: 3, roundedEnds: false))
+        #expect(
+            strict?.description.hasSuffix("(a curve is taken for a rounded end only when the strokes make no other "
+                + "closed shape)") == true)
+        let lower = pen.stroke(through: [Point(x: 300, y: 50), Point(x: 300, y: 100), Point(x: 0, y: 100)])
+        #expect(try refusal([top, curl, lower, left], roundedEnds: true) != nil, "a curl spanning half the end")
+        // A box 1.4 times as long as tall, its top drawn wavy: a third of the strokes' length
+        // at most, as an end may be, but spanning a long side.
+        let wavy = (0...35).map { Point(x: 4 * Double($0), y: 10 * sin(Double($0) / 2)) }
+        let narrowSide = pen.stroke(through: [wavy[35], Point(x: 140, y: 100)])
+        let narrowBottom = pen.stroke(through: [Point(x: 140, y: 100), Point(x: 0, y: 100)])
+        let strokes = [wavy, narrowSide, narrowBottom, left]
+        let lengths = strokes.map(StrokeResampling.length(of:))
+        #expect(JoinedStrokes.straightRuns(in: wavy) > 3 && lengths[0] <= lengths.reduce(0, +) / 3)
+        let narrow = RecognizedShape(
+            kind: .rectangle,
+            points: [
+                Point(x: 0, y: 0), Point(x: 140, y: 0), Point(x: 140, y: 100), Point(x: 0, y: 100), Point(x: 0, y: 0),
+            ])
+        let wavySide = try JoinedStrokes.join(strokes).get().refusal(of: narrow, roundedEnds: true)
+        #expect(wavySide.map { "\($0)".contains("stroke: 0") } == true, "a long side drawn wavy: \(wavySide as Any)")
+        #expect(wavySide?.description.contains("nor is it a rounded end") == true)
+        let bowl = arc(from: -.pi / 2, sweep: .pi, radius: 50, center: Point(x: 0, y: 50)).map {
+            Point(x: 300 * max(0, $0.x) / 50, y: $0.y)
+        }
+        let stem = pen.stroke(through: [Point(x: 0, y: 100), Point(x: 0, y: 0)])
+        #expect(try refusal([bowl, stem], roundedEnds: true) != nil, "a D's bowl")
+    }
+
     /// What is not joined: a D (a stem, and a bowl closing on it: its ellipse refused, two
     /// strokes one of them straight; its rectangle, the bowl a curve of many runs); an
     /// arrow's closed head drawn as a "V" and its base (a triangle is never joined); a box's

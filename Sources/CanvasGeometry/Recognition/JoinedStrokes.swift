@@ -15,9 +15,11 @@ import Foundation
 /// arrow's closed head); a quadrilateral only when each stroke is at most
 /// `mostStraightRuns` straight runs (a side, an L, a U: the stem and bowl of a D join into a
 /// loop that a rectangle follows as closely as a hand-drawn box, but the bowl is a curve,
-/// many runs); an ellipse not of two strokes one of which is straight (a D again). MMG's
-/// D's joined: 205 of 240 became shapes without these tests, 2 with them
-/// (docs/recognition.md, "Closed shapes drawn in several strokes").
+/// many runs), or when a curved stroke is a rounded end and the strokes make no other
+/// closed shape (`isRoundedEnd`: a flowchart's terminator, a stadium, drawn as two sides and
+/// two arcs); an ellipse not of two strokes one of which is straight (a D again). MMG's D's
+/// joined: 205 of 240 became shapes without these tests, 2 with them (docs/recognition.md,
+/// "Closed shapes drawn in several strokes").
 struct JoinedStrokes {
     /// Why strokes drawn one after the other make no closed shape together.
     enum Refusal: Error, Equatable {
@@ -39,8 +41,9 @@ struct JoinedStrokes {
         /// `stem` is straight: a letter's stem and bowl (a D).
         case stemAndBowl(stem: Int)
         /// The joined stroke is recognised as the quadrilateral `kind`, but stroke `stroke` bends
-        /// into `runs` straight runs, more than `most`.
-        case curvedStroke(kind: ShapeKind, stroke: Int, runs: Int, most: Int)
+        /// into `runs` straight runs, more than `most`, and is no rounded end that may be taken
+        /// (`isRoundedEnd`; only when the strokes make no other closed shape: `roundedEnds`).
+        case curvedStroke(kind: ShapeKind, stroke: Int, runs: Int, most: Int, roundedEnds: Bool)
 
         /// `kind` with its article ("an ellipse"), or "no shape".
         static func named(_ kind: ShapeKind) -> String {
@@ -70,10 +73,15 @@ struct JoinedStrokes {
                 "the strokes joined make an ellipse, but of two strokes, and stroke \(stem + 1) is straight: an "
                     + "ellipse has no straight side, and a curve closing on a straight stroke is a letter's stem and "
                     + "bowl (a D)"
-            case .curvedStroke(let kind, let stroke, let runs, let most):
+            case .curvedStroke(let kind, let stroke, let runs, let most, let roundedEnds):
                 "the strokes joined make \(Self.named(kind)), but stroke \(stroke + 1) bends into \(runs) "
                     + "straight runs (at most \(most)): a polygon's sides drawn apart are straight, and a curve "
                     + "joined to a straight stroke is a letter's bowl and stem (a D, a P)"
+                    + (roundedEnds
+                        ? "; nor is it a rounded end: at most \(ShapeRecognizer.figure(roundedEndShare)) of the "
+                            + "strokes' length, its ends the shortest side apart (within "
+                            + "\(ShapeRecognizer.figure(roundedEndSpan))× either way)"
+                        : " (a curve is taken for a rounded end only when the strokes make no other closed shape)")
             }
         }
     }
@@ -91,6 +99,15 @@ struct JoinedStrokes {
     /// ... not counting those shorter than this fraction of the stroke's length: a hook where
     /// the pen lands or lifts, a corner rounded off.
     static let shortestRun = 0.1
+    /// A curved stroke rounds a quadrilateral's end off (`isRoundedEnd`) when it is at most
+    /// this fraction of the strokes' length together (a stadium's half circle is 0.17 to
+    /// 0.31 of its outline from 4:1 to 2:1; a D's bowl, three of its sides, about 0.7) ...
+    static let roundedEndShare = 1.0 / 3
+    /// ... and its ends are as far apart as the quadrilateral's shortest side, within this
+    /// ratio either way: it spans the end it stands for, from corner to corner (a curl of
+    /// handwriting beside a box's undrawn side spans part of a side, a curved stroke along a
+    /// long side is no end).
+    static let roundedEndSpan = 0.75
 
     /// The strokes joined end to end round the loop, as one stroke.
     var points: [Point]
@@ -162,16 +179,22 @@ struct JoinedStrokes {
             JoinedStrokes(points: points, strokes: strokes, runs: strokes.map(Self.straightRuns(in:))))
     }
 
-    /// Why a shape of `kind` is not taken for the joined stroke (nil when it may be): a
-    /// triangle; a quadrilateral of a stroke of more than `mostStraightRuns` straight runs;
-    /// an ellipse of two strokes, one of them straight. (Other shapes than closed ones are
-    /// refused after the choice: a line that passes is chosen, and the strokes then make none.)
-    func refusal(of kind: ShapeKind) -> Refusal? {
+    /// Why `shape` is not taken for the joined stroke (nil when it may be): a triangle; a
+    /// quadrilateral of a stroke of more than `mostStraightRuns` straight runs, unless
+    /// `roundedEnds` and the stroke is a rounded end of it (`isRoundedEnd`); an ellipse of two
+    /// strokes, one of them straight. (Other shapes than closed ones are refused after the
+    /// choice: a line that passes is chosen, and the strokes then make none.)
+    func refusal(of shape: RecognizedShape, roundedEnds: Bool) -> Refusal? {
+        let kind = shape.kind
         switch kind {
         case .triangle: return .triangle
         case .rectangle, .diamond, .parallelogram:
-            return runs.indices.first { runs[$0] > Self.mostStraightRuns }.map {
-                .curvedStroke(kind: kind, stroke: $0, runs: runs[$0], most: Self.mostStraightRuns)
+            let curved = runs.indices.first {
+                runs[$0] > Self.mostStraightRuns && !(roundedEnds && isRoundedEnd($0, of: shape.points))
+            }
+            return curved.map {
+                .curvedStroke(
+                    kind: kind, stroke: $0, runs: runs[$0], most: Self.mostStraightRuns, roundedEnds: roundedEnds)
             }
         case .ellipse:
             guard strokes.count == 2 else { return nil }
@@ -179,6 +202,22 @@ struct JoinedStrokes {
         case .line, .arrow, .elbowArrow, .doubleArrow, .none: return nil
         }
     }
+
+    /// Whether stroke `k` may be an end of the quadrilateral `corners` (closed: the first
+    /// repeated last) drawn rounded: at most `roundedEndShare` of the strokes' length, its
+    /// ends as far apart as the shortest side within `roundedEndSpan` either way.
+    func isRoundedEnd(_ k: Int, of corners: [Point]) -> Bool {
+        let lengths = strokes.map(StrokeResampling.length(of:))
+        let shortestSide = zip(corners, corners.dropFirst()).map { $0.distance(to: $1) }.min() ?? 0
+        let span = strokes[k][0].distance(to: strokes[k][strokes[k].count - 1])
+        // Compared, not made a range: a range of figures that are not numbers would trap.
+        return lengths[k] <= Self.roundedEndShare * lengths.reduce(0, +)
+            && span >= Self.roundedEndSpan * shortestSide && span <= shortestSide / Self.roundedEndSpan
+    }
+
+    /// Whether a stroke bends into more than `mostStraightRuns` straight runs (a quadrilateral
+    /// of them is taken only when such a stroke is a rounded end).
+    var hasCurvedStroke: Bool { runs.contains { $0 > Self.mostStraightRuns } }
 
     /// How many straight runs `stroke` is, not counting short ones (under `shortestRun` of
     /// its length: a hook, a rounded corner): its polyline simplified (Douglas–Peucker) to
@@ -217,21 +256,24 @@ extension ShapeRecognizer {
 
     /// The closed shape that `strokes` (two to four, in the order drawn) make joined end to
     /// end (`JoinedStrokes`): a rectangle, diamond, parallelogram or ellipse, as `recognize`
-    /// chooses among the shapes the joined stroke passes but those the joining refuses;
-    /// `.none` when they make none.
+    /// chooses among the shapes the joined stroke passes but those the joining refuses
+    /// (first without rounded ends, then, when that makes none, with them); `.none` when they
+    /// make none.
     public static func recognizeClosedShape(joining strokes: [[Point]]) -> RecognizedShape {
         guard case .success(let joined) = JoinedStrokes.join(strokes) else { return .none }
         // Every shape matched in full: one the joining refuses may not cut another's match short.
         var unfitted: [(ShapeKind, String)] = []
-        let all = candidates(StrokeSmoothing.smoothed(joined.points), unfitted: &unfitted).filter {
-            joined.refusal(of: $0.shape.kind) == nil
+        let found = candidates(StrokeSmoothing.smoothed(joined.points), unfitted: &unfitted)
+        for roundedEnds in joined.hasCurvedStroke ? [false, true] : [false] {
+            let all = found.filter { joined.refusal(of: $0.shape, roundedEnds: roundedEnds) == nil }
+            if let chosen = choice(among: all), all[chosen].shape.kind.isClosed { return all[chosen].shape }
         }
-        guard let chosen = choice(among: all), all[chosen].shape.kind.isClosed else { return .none }
-        return all[chosen].shape
+        return .none
     }
 
     /// What `recognizeClosedShape(joining:)` decides and why: the joined stroke explained as
-    /// `explain` explains one, the shapes the joining refuses with the reason.
+    /// `explain` explains one, the shapes the joining refuses with the reason (without rounded
+    /// ends, or with them when only they make a closed shape).
     public static func explainClosedShape(joining strokes: [[Point]]) -> RecognitionExplanation {
         let joined: JoinedStrokes
         switch JoinedStrokes.join(strokes) {
@@ -240,7 +282,23 @@ extension ShapeRecognizer {
                 shape: .none, hypotheses: [.init(kind: .none, verdict: "not joined: " + refusal.description)])
         case .success(let success): joined = success
         }
-        var explanation = explain(joined.points) { joined.refusal(of: $0.shape.kind)?.description }
+        var explanation = explain(joined.points) { joined.refusal(of: $0.shape, roundedEnds: false)?.description }
+        if !explanation.shape.kind.isClosed, joined.hasCurvedStroke {
+            var roundedEnds = explain(joined.points) { joined.refusal(of: $0.shape, roundedEnds: true)?.description }
+            if roundedEnds.shape.kind.isClosed {
+                if roundedEnds.shape.kind.isQuadrilateral,
+                    let chosen = roundedEnds.hypotheses.firstIndex(where: { $0.verdict == "chosen" })
+                {
+                    let curved = joined.runs.indices.filter { joined.runs[$0] > JoinedStrokes.mostStraightRuns }
+                    let strokes = curved.map { String($0 + 1) }.joined(separator: " and ")
+                    let taken =
+                        curved.count == 1
+                        ? "stroke \(strokes) taken for a rounded end" : "strokes \(strokes) taken for rounded ends"
+                    roundedEnds.hypotheses[chosen].verdict += " (\(taken): the strokes make no other closed shape)"
+                }
+                explanation = roundedEnds
+            }
+        }
         if !explanation.shape.kind.isClosed && explanation.shape.kind != .none,
             let chosen = explanation.hypotheses.firstIndex(where: { $0.verdict == "chosen" })
         {
