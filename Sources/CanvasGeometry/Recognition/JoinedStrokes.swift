@@ -115,6 +115,8 @@ struct JoinedStrokes {
     var strokes: [[Point]]
     /// How many straight runs each stroke is (`straightRuns(in:)`).
     var runs: [Int]
+    /// Each stroke's length, as drawn (`isRoundedEnd` compares them).
+    var lengths: [Double]
 
     /// Every order of `count` strokes that begins with the first.
     static func orders(of count: Int) -> [[Int]] {
@@ -176,7 +178,9 @@ struct JoinedStrokes {
                     measuredOnBounds: measuredOnBounds, most: junctionTolerance))
         }
         return .success(
-            JoinedStrokes(points: points, strokes: strokes, runs: strokes.map(Self.straightRuns(in:))))
+            JoinedStrokes(
+                points: points, strokes: strokes, runs: strokes.map(Self.straightRuns(in:)),
+                lengths: strokes.map(StrokeResampling.length(of:))))
     }
 
     /// Why `shape` is not taken for the joined stroke (nil when it may be): a triangle; a
@@ -207,7 +211,6 @@ struct JoinedStrokes {
     /// repeated last) drawn rounded: at most `roundedEndShare` of the strokes' length, its
     /// ends as far apart as the shortest side within `roundedEndSpan` either way.
     func isRoundedEnd(_ k: Int, of corners: [Point]) -> Bool {
-        let lengths = strokes.map(StrokeResampling.length(of:))
         let shortestSide = zip(corners, corners.dropFirst()).map { $0.distance(to: $1) }.min() ?? 0
         let span = strokes[k][0].distance(to: strokes[k][strokes[k].count - 1])
         // Compared, not made a range: a range of figures that are not numbers would trap.
