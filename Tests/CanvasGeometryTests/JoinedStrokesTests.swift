@@ -182,6 +182,11 @@ struct JoinedStrokesTests {
                 + "closed shape)") == true)
         let lower = pen.stroke(through: [Point(x: 300, y: 50), Point(x: 300, y: 100), Point(x: 0, y: 100)])
         #expect(try refusal([top, curl, lower, left], roundedEnds: true) != nil, "a curl spanning half the end")
+        // explain says why the curl is none: the second choice's refusals, though it makes no shape.
+        let curlVerdicts = ShapeRecognizer.explainClosedShape(joining: [top, curl, lower, left]).hypotheses.map {
+            $0.verdict
+        }
+        #expect(curlVerdicts.contains { $0.contains("; nor is it a rounded end: at most 0.333") }, "\(curlVerdicts)")
         // A box 1.4 times as long as tall, its top drawn wavy: a third of the strokes' length
         // at most, as an end may be, but spanning a long side.
         let wavy = (0...35).map { Point(x: 4 * Double($0), y: 10 * sin(Double($0) / 2)) }

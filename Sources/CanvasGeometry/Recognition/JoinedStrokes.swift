@@ -218,9 +218,9 @@ struct JoinedStrokes {
             && span >= Self.roundedEndSpan * shortestSide && span <= shortestSide / Self.roundedEndSpan
     }
 
-    /// Whether a stroke bends into more than `mostStraightRuns` straight runs (a quadrilateral
-    /// of them is taken only when such a stroke is a rounded end).
-    var hasCurvedStroke: Bool { runs.contains { $0 > Self.mostStraightRuns } }
+    /// The strokes that bend into more than `mostStraightRuns` straight runs (a quadrilateral
+    /// of them is taken only when each is a rounded end).
+    var curvedStrokes: [Int] { runs.indices.filter { runs[$0] > Self.mostStraightRuns } }
 
     /// How many straight runs `stroke` is, not counting short ones (under `shortestRun` of
     /// its length: a hook, a rounded corner): its polyline simplified (Douglas–Peucker) to
@@ -267,7 +267,7 @@ extension ShapeRecognizer {
         // Every shape matched in full: one the joining refuses may not cut another's match short.
         var unfitted: [(ShapeKind, String)] = []
         let found = candidates(StrokeSmoothing.smoothed(joined.points), unfitted: &unfitted)
-        for roundedEnds in joined.hasCurvedStroke ? [false, true] : [false] {
+        for roundedEnds in joined.curvedStrokes.isEmpty ? [false] : [false, true] {
             let all = found.filter { joined.refusal(of: $0.shape, roundedEnds: roundedEnds) == nil }
             if let chosen = choice(among: all), all[chosen].shape.kind.isClosed { return all[chosen].shape }
         }
@@ -276,7 +276,7 @@ extension ShapeRecognizer {
 
     /// What `recognizeClosedShape(joining:)` decides and why: the joined stroke explained as
     /// `explain` explains one, the shapes the joining refuses with the reason (without rounded
-    /// ends, or with them when only they make a closed shape).
+    /// ends, or, when that makes no closed shape and a stroke is curved, with them).
     public static func explainClosedShape(joining strokes: [[Point]]) -> RecognitionExplanation {
         let joined: JoinedStrokes
         switch JoinedStrokes.join(strokes) {
@@ -286,20 +286,18 @@ extension ShapeRecognizer {
         case .success(let success): joined = success
         }
         var explanation = explain(joined.points) { joined.refusal(of: $0.shape, roundedEnds: false)?.description }
-        if !explanation.shape.kind.isClosed, joined.hasCurvedStroke {
-            var roundedEnds = explain(joined.points) { joined.refusal(of: $0.shape, roundedEnds: true)?.description }
-            if roundedEnds.shape.kind.isClosed {
-                if roundedEnds.shape.kind.isQuadrilateral,
-                    let chosen = roundedEnds.hypotheses.firstIndex(where: { $0.verdict == "chosen" })
-                {
-                    let curved = joined.runs.indices.filter { joined.runs[$0] > JoinedStrokes.mostStraightRuns }
-                    let strokes = curved.map { String($0 + 1) }.joined(separator: " and ")
-                    let taken =
-                        curved.count == 1
-                        ? "stroke \(strokes) taken for a rounded end" : "strokes \(strokes) taken for rounded ends"
-                    roundedEnds.hypotheses[chosen].verdict += " (\(taken): the strokes make no other closed shape)"
-                }
-                explanation = roundedEnds
+        let curved = joined.curvedStrokes
+        if !explanation.shape.kind.isClosed, !curved.isEmpty {
+            // The second choice, whatever it makes: its refusals say why a curve is no rounded end.
+            explanation = explain(joined.points) { joined.refusal(of: $0.shape, roundedEnds: true)?.description }
+            if explanation.shape.kind.isQuadrilateral,
+                let chosen = explanation.hypotheses.firstIndex(where: { $0.verdict == "chosen" })
+            {
+                let strokes = curved.map { String($0 + 1) }.joined(separator: " and ")
+                let taken =
+                    curved.count == 1
+                    ? "stroke \(strokes) taken for a rounded end" : "strokes \(strokes) taken for rounded ends"
+                explanation.hypotheses[chosen].verdict += " (\(taken): the strokes make no other closed shape)"
             }
         }
         if !explanation.shape.kind.isClosed && explanation.shape.kind != .none,
