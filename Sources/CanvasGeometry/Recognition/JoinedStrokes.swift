@@ -193,9 +193,7 @@ struct JoinedStrokes {
         switch kind {
         case .triangle: return .triangle
         case .rectangle, .diamond, .parallelogram:
-            let curved = runs.indices.first {
-                runs[$0] > Self.mostStraightRuns && !(roundedEnds && isRoundedEnd($0, of: shape.points))
-            }
+            let curved = curvedStrokes.first { !(roundedEnds && isRoundedEnd($0, of: shape.points)) }
             return curved.map {
                 .curvedStroke(
                     kind: kind, stroke: $0, runs: runs[$0], most: Self.mostStraightRuns, roundedEnds: roundedEnds)
@@ -285,11 +283,21 @@ extension ShapeRecognizer {
                 shape: .none, hypotheses: [.init(kind: .none, verdict: "not joined: " + refusal.description)])
         case .success(let success): joined = success
         }
-        var explanation = explain(joined.points) { joined.refusal(of: $0.shape, roundedEnds: false)?.description }
+        // The candidates found once, explained without rounded ends and, when that makes no
+        // closed shape and a stroke is curved, with them, whatever that makes: its refusals say
+        // why a curve is no rounded end.
+        var unfitted: [(ShapeKind, String)] = []
+        let smoothed = StrokeSmoothing.smoothed(joined.points)
+        let found = candidates(smoothed, unfitted: &unfitted)
+        func explained(roundedEnds: Bool) -> RecognitionExplanation {
+            ShapeRecognizer.explanation(of: found, unfitted: unfitted, smoothed: smoothed) {
+                joined.refusal(of: $0.shape, roundedEnds: roundedEnds)?.description
+            }
+        }
+        var explanation = explained(roundedEnds: false)
         let curved = joined.curvedStrokes
         if !explanation.shape.kind.isClosed, !curved.isEmpty {
-            // The second choice, whatever it makes: its refusals say why a curve is no rounded end.
-            explanation = explain(joined.points) { joined.refusal(of: $0.shape, roundedEnds: true)?.description }
+            explanation = explained(roundedEnds: true)
             if explanation.shape.kind.isQuadrilateral,
                 let chosen = explanation.hypotheses.firstIndex(where: { $0.verdict == "chosen" })
             {

@@ -6,15 +6,19 @@ extension ShapeRecognizer {
     /// What `recognize` decides and why: every shape it tried, with the stroke's scores
     /// against it and the test that refused it (`canvas recognize --explain`).
     public static func explain(_ points: [Point]) -> RecognitionExplanation {
-        explain(points) { _ in nil }
-    }
-
-    /// `explain(_:)`, each candidate that `refusing` gives a reason for refused (with it, in
-    /// words) before any is chosen.
-    static func explain(_ points: [Point], refusing: (Candidate) -> String?) -> RecognitionExplanation {
         var unfitted: [(ShapeKind, String)] = []
         let smoothed = StrokeSmoothing.smoothed(points)
         let all = candidates(smoothed, unfitted: &unfitted)
+        return explanation(of: all, unfitted: unfitted, smoothed: smoothed) { _ in nil }
+    }
+
+    /// The explanation of `all`, the candidates found for the stroke as `smoothed` leaves it
+    /// (every match in full), and of the shapes that could not be fitted, `unfitted`; each
+    /// candidate that `refusing` gives a reason for refused before any is chosen.
+    static func explanation(
+        of all: [Candidate], unfitted: [(ShapeKind, String)], smoothed: StrokeSmoothing.Smoothed,
+        refusing: (Candidate) -> String?
+    ) -> RecognitionExplanation {
         let refused = all.map(refusing)
         let choosable = all.indices.filter { refused[$0] == nil }
         let chosenIndex = choice(among: choosable.map { all[$0] }).map { choosable[$0] }
