@@ -152,6 +152,92 @@ struct JoinedStrokesTests {
         #expect(made[.rectangle, default: [0, 0, 0]][1] + made[.rectangle, default: [0, 0, 0]][2] >= 8, "\(made)")
     }
 
+    /// A circle or ellipse (up to 2:1, any rotation) drawn as two arcs whose ends run on past
+    /// each other (7° to 20° each, as flowchart writers draw a connection circle), the second
+    /// arc's ellipse a little off the first's so that they cross near both junctions: the
+    /// ends lie up to a third of the size apart, mostly too far for a junction, and the
+    /// strokes are joined where they cross (`JoinedStrokes.Junctions.whereTheyCross`), in
+    /// whichever order and direction they are drawn. As first run: all 24 ellipses; joined end
+    /// to end, 1 (of 1.8:1, its ends running on 8°: 0.07 of the size apart).
+    @Test func ellipsesDrawnAsArcsRunningOnPastEachOther() throws {
+        var (made, endToEnd) = (0, 0)
+        for seed in RecognitionTests.seeds {
+            var pen = SyntheticPen(seed: seed, jitter: 0)
+            let size = RecognitionTests.size(&pen)
+            pen.jitter = RecognitionTests.jitter(for: size)
+            let radii = (size / 2, size / 2 * pen.random(in: 0.5...1))
+            let (rotation, origin) = (pen.random(in: 0...(2 * .pi)), Point(x: 400, y: 400))
+            let runOn = pen.random(in: 7...20) * .pi / 180
+            // The second arc's ellipse moved along the minor axis, by 2 to 5 % of its radius
+            // either way: the two cross near the ends of the major axis.
+            let offset = pen.random(in: 0.02...0.05) * radii.1 * (seed % 2 == 0 ? 1 : -1)
+            let shift = rotated(Point(x: 0, y: offset), by: rotation)
+            var arcs = [
+                pen.arc(
+                    center: origin, radii: radii, rotation: rotation, start: -runOn, sweep: .pi + 2 * runOn,
+                    samples: 50),
+                pen.arc(
+                    center: origin + shift, radii: radii, rotation: rotation, start: .pi - runOn,
+                    sweep: .pi + 2 * runOn, samples: 50),
+            ]
+            if seed % 3 == 0 { arcs.reverse() }
+            if seed % 4 < 2 { arcs[1].reverse() }
+            let shape = ShapeRecognizer.recognizeClosedShape(joining: arcs)
+            if shape.kind == .ellipse { made += 1 }
+            let joinedEndToEnd = ShapeRecognizer.explainClosedShape(joining: arcs, at: .endToEnd).shape.kind == .ellipse
+            if joinedEndToEnd { endToEnd += 1 }
+            guard shape.kind == .ellipse else { continue }
+            #expect(ShapeRecognizer.recognizeInARow(arcs).last?.joins == 1, "seed \(seed)")
+            guard !joinedEndToEnd else { continue }
+            let explained = ShapeRecognizer.explainClosedShape(joining: arcs)
+            let chosen = explained.hypotheses.first { $0.verdict.hasPrefix("chosen") }
+            let crossed = "(joined where the strokes cross, each running on past the other (stroke"
+            #expect(chosen?.verdict.contains(crossed) == true, "seed \(seed): \(chosen as Any)")
+            let reason = "): joined end to end, they make no closed shape)"
+            #expect(chosen?.verdict.hasSuffix(reason) == true, "seed \(seed)")
+        }
+        #expect(made == RecognitionTests.seeds.count, "ellipses: \(made)")
+        #expect(endToEnd <= 2, "joined end to end: \(endToEnd)")
+    }
+
+    /// Where strokes cross but make no junction: arcs running on past each other by more
+    /// than a fifth of the size (`JoinedStrokes.mostRunOn`), a D's stem crossed at right
+    /// angles by its bowl's ends (a D of MMG's set joined so became a rectangle when the
+    /// crossing's directions were not compared), a D whose stem bends a little (two straight
+    /// runs, but within `stemBend` of its chord).
+    @Test func crossingsThatAreNoJunction() throws {
+        var pen = SyntheticPen(seed: 5, jitter: 0.5)
+        let center = Point(x: 300, y: 300)
+        let far = [
+            pen.arc(center: center, radii: (100, 100), rotation: 0, start: -0.4, sweep: .pi + 0.8, samples: 60),
+            pen.arc(
+                center: center + Point(x: 0, y: 4), radii: (100, 100), rotation: 0, start: .pi - 0.4,
+                sweep: .pi + 0.8, samples: 60),
+        ]
+        #expect(ShapeRecognizer.recognizeClosedShape(joining: far).kind == .none, "arcs running on 0.2 of the size")
+        #expect(JoinedStrokes.crossings(of: far).isEmpty)
+        let near = [far[0], pen.arc(
+            center: center + Point(x: 0, y: 4), radii: (100, 100), rotation: 0, start: .pi - 0.3,
+            sweep: .pi + 0.6, samples: 60)]
+        #expect(ShapeRecognizer.recognizeClosedShape(joining: near).kind == .ellipse, "one running on 0.15 of it")
+
+        let stem = pen.stroke(through: [Point(x: 0, y: 0), Point(x: 0, y: 200)])
+        let bowl = pen.stroke(through: [
+            Point(x: -25, y: 20), Point(x: 160, y: 20), Point(x: 200, y: 100), Point(x: 160, y: 180),
+            Point(x: -25, y: 180),
+        ])
+        #expect(ShapeRecognizer.recognizeClosedShape(joining: [stem, bowl]).kind == .none, "a D crossed square")
+        #expect(JoinedStrokes.crossings(of: [stem, bowl]).isEmpty)
+
+        let bentStem = pen.stroke(through: [Point(x: -50, y: 13), Point(x: -41, y: 95), Point(x: -50, y: 177)])
+        let round = pen.arc(
+            center: Point(x: 0, y: 100), radii: (100, 100), rotation: 0, start: -2 * .pi / 3, sweep: 4 * .pi / 3,
+            samples: 60)
+        let d = try JoinedStrokes.join([bentStem, round]).get()
+        #expect(d.runs[0] == 2 && d.isStem(0) && !d.isStem(1), "\(d.runs)")
+        #expect(ShapeRecognizer.recognizeClosedShape(joining: [bentStem, round]).kind == .none, "a D, its stem bent")
+    }
+
     /// Which curved strokes round a box's end off (`JoinedStrokes.isRoundedEnd`): an arc from
     /// one long side's end to the other's; not a curl spanning half the end, a long side
     /// drawn wavy, nor a D's bowl (three sides of its box).
