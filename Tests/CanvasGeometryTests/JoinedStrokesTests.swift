@@ -236,6 +236,17 @@ struct JoinedStrokesTests {
         let d = try JoinedStrokes.join([bentStem, round]).get()
         #expect(d.runs[0] == 2 && d.isStem(0) && !d.isStem(1), "\(d.runs)")
         #expect(ShapeRecognizer.recognizeClosedShape(joining: [bentStem, round]).kind == .none, "a D, its stem bent")
+
+        // Segments so long that their cross products overflow do not cross: t and u came out
+        // 0 and -0 from a denominator of infinity, a crossing where there is none.
+        let overflowing = JoinedStrokes.intersection(
+            from: Point(x: 0, y: 0), to: Point(x: 1e160, y: 0), withSegmentFrom: Point(x: 1, y: 1),
+            to: Point(x: 1e160, y: 1e160))
+        #expect(overflowing == nil, "\(overflowing as Any)")
+        #expect(
+            JoinedStrokes.intersection(
+                from: Point(x: 0, y: 0), to: Point(x: 2, y: 2), withSegmentFrom: Point(x: 0, y: 2),
+                to: Point(x: 2, y: 0)).map { [$0.0, $0.1] } == [0.5, 0.5])
     }
 
     /// Which curved strokes round a box's end off (`JoinedStrokes.isRoundedEnd`): an arc from

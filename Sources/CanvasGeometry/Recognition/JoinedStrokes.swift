@@ -34,7 +34,8 @@ struct JoinedStrokes {
         /// `measuredOnBounds`: against the diagonal of the strokes' bounds, which is no less
         /// than their size) from the end of stroke `after`, more than `most`.
         case strokesApart(stroke: Int, after: Int, gap: Double, measuredOnBounds: Bool, most: Double)
-        /// Joined where they cross: no stroke's end crosses another's (`Junctions.whereTheyCross`).
+        /// Joined where they cross (`Junctions.whereTheyCross`): the strokes cross at no junction
+        /// of their loop, or a stroke is crossed so near both its ends that nothing of it is left.
         case noCrossing
         /// The joined stroke is recognised as `kind`, no closed shape.
         case notClosed(ShapeKind)
@@ -69,8 +70,10 @@ struct JoinedStrokes {
                     + "\(ShapeRecognizer.figure(gap))\(measuredOnBounds ? " or more" : "") of the joined size from an "
                     + "end of stroke \(after + 1) (at most \(ShapeRecognizer.figure(most)))"
             case .noCrossing:
-                "no stroke's end crosses the start of another running the same way, within "
-                    + "\(ShapeRecognizer.figure(mostRunOn)) of the size of the crossing"
+                "the strokes cross at no junction of their loop (a stroke's end across the next one's start, "
+                    + "both running the same way, neither running on past it more than "
+                    + "\(ShapeRecognizer.figure(mostRunOn)) of the strokes' size), or a stroke is crossed so near both "
+                    + "its ends that nothing of it is left"
             case .notClosed(let kind):
                 "the strokes joined make \(Self.named(kind)), no closed shape"
             case .triangle:
@@ -306,7 +309,9 @@ struct JoinedStrokes {
     }
 
     /// A stroke's points within `crossingReach` of its start or end (of its points), looked
-    /// at in at most 16 segments, from that end inward: where it may cross another stroke.
+    /// at in steps of a sixteenth of that reach (whole points, at least one: 16 to 31
+    /// segments, fewer on a short stroke), from that end inward: where it may cross another
+    /// stroke.
     struct CrossingReach {
         /// The points' indices in the stroke as drawn, the end's first.
         var indices: [Int]
@@ -359,14 +364,15 @@ struct JoinedStrokes {
     }
 
     /// Where the segment `p`–`q` crosses the segment `r`–`s`, as the fraction of the way along
-    /// each; nil when they do not (or are parallel).
+    /// each; nil when they do not, are parallel, or are so long that their cross products
+    /// overflow (a crossing found then would be none).
     static func intersection(from p: Point, to q: Point, withSegmentFrom r: Point, to s: Point) -> (Double, Double)? {
         let (along, across) = (q - p, s - r)
         let denominator = along.cross(across)
-        guard denominator != 0 else { return nil }
+        guard denominator != 0, denominator.isFinite else { return nil }
         let offset = r - p
         let (t, u) = (offset.cross(across) / denominator, offset.cross(along) / denominator)
-        guard t >= 0, t <= 1, u >= 0, u <= 1 else { return nil }
+        guard t.isFinite, u.isFinite, t >= 0, t <= 1, u >= 0, u <= 1 else { return nil }
         return (t, u)
     }
 
