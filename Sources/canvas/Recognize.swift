@@ -26,9 +26,10 @@ struct Recognize: ParsableCommand {
             in either order) or none; with --three-strokes, three strokes, the arrow a shaft and a \
             head drawn in two strokes (two barbs apart, or a closed head's sides) make, in any \
             order. With --joined, each line holds two to four strokes, and the shape printed is the \
-            closed shape they make joined end to end, in any order (a box drawn as two L's, a \
-            circle as two arcs) or none. With --in-a-row, each line holds any number of strokes \
-            drawn one after the other, and prints {"shapes": [{"shape": …, "joins": N, "points": \
+            closed shape they make joined end to end in any order, or where one runs on across \
+            the next (a box drawn as two L's, a circle as two arcs) or none. With --in-a-row, each \
+            line holds any number of strokes drawn one after the other, and prints {"shapes": \
+            [{"shape": …, "joins": N, "points": \
             […]}, …]}: for each stroke, what a node drawing them with recognition on makes of it \
             with the strokes before it (an arrow or closed shape taking the last N strokes with \
             it, or the stroke alone: N = 0). See docs/recognition.md.
