@@ -214,8 +214,7 @@ struct JoinedStrokes {
                 func end(_ k: Int) -> Point { reversed[k] ? strokes[order[k]][0] : strokes[order[k]].last! }
                 let gaps = order.indices.map { k in
                     let next = (k + 1) % order.count
-                    let junction = Junction(
-                        from: order[k], fromReversed: reversed[k], to: order[next], toReversed: reversed[next])
+                    let junction = Junction(loop: order, reversed: reversed, from: k, to: next)
                     return crossings[junction] == nil ? end(k).distance(to: start(next)) : 0
                 }
                 let total = gaps.reduce(0, +)
@@ -227,33 +226,30 @@ struct JoinedStrokes {
         let opening = gaps.indices.max { gaps[$0] < gaps[$1] }!
         let placed = order.indices.map { (opening + 1 + $0) % order.count }
         var chain = placed.map { reversed[$0] ? strokes[order[$0]].reversed() : strokes[order[$0]] }
-        // Each stroke from where the one before crosses it to where it crosses the next.
         var crossed: [(Int, Int)] = []
-        var (starts, ends) = (chain.map { _ in 0 }, chain.map { $0.count - 1 })
-        var (heads, tails) = (chain.map { _ in [Point]() }, chain.map { _ in [Point]() })
-        for k in chain.indices.dropLast() {
-            let (from, to) = (placed[k], placed[k + 1])
-            let junction = Junction(
-                from: order[from], fromReversed: reversed[from], to: order[to], toReversed: reversed[to])
-            guard let crossing = crossings[junction] else { continue }
-            (ends[k], starts[k + 1]) = (crossing.end, crossing.start)
-            (tails[k], heads[k + 1]) = ([crossing.point], [crossing.point])
-            crossed.append((order[from], order[to]))
+        if !crossings.isEmpty {
+            // Each stroke from where the one before crosses it to where it crosses the next.
+            var (starts, ends) = (chain.map { _ in 0 }, chain.map { $0.count - 1 })
+            var (heads, tails) = (chain.map { _ in [Point]() }, chain.map { _ in [Point]() })
+            for k in chain.indices.dropLast() {
+                let junction = Junction(loop: order, reversed: reversed, from: placed[k], to: placed[k + 1])
+                guard let crossing = crossings[junction] else { continue }
+                (ends[k], starts[k + 1]) = (crossing.end, crossing.start)
+                (tails[k], heads[k + 1]) = ([crossing.point], [crossing.point])
+                crossed.append((junction.from, junction.to))
+            }
+            // No crossing on the loop (the strokes joined as end to end), or a stroke crossed so
+            // near both its ends that nothing of it is left between the crossings.
+            if crossed.isEmpty || chain.indices.contains(where: { starts[$0] > ends[$0] }) {
+                return .failure(.noCrossing)
+            }
+            chain = chain.indices.map { heads[$0] + chain[$0][starts[$0]...ends[$0]] + tails[$0] }
         }
-        // No crossing on the loop (the strokes joined as end to end), or a stroke crossed so near
-        // both its ends that nothing of it is left between the crossings.
-        if junctions == .whereTheyCross && crossed.isEmpty
-            || chain.indices.contains(where: { starts[$0] > ends[$0] })
-        {
-            return .failure(.noCrossing)
-        }
-        chain = chain.indices.map { heads[$0] + chain[$0][starts[$0]...ends[$0]] + tails[$0] }
         let points = chain.flatMap { $0 }
         let widest = order.indices.filter { $0 != opening }.max { gaps[$0] < gaps[$1] }
         // The size is no more than the diagonal of the points' bounds: most strokes drawn one
         // after the other lie too far apart for any size, and are refused without measuring it.
-        let bounds = Rect(enclosing: points)!
-        let diagonal = (bounds.width * bounds.width + bounds.height * bounds.height).squareRoot()
+        let diagonal = Self.diagonal(enclosing: points)
         let measuredOnBounds = widest.map { gaps[$0] > junctionTolerance * diagonal } == true
         let size = measuredOnBounds ? diagonal : StrokeResampling.diameter(of: points)
         let most = junctionTolerance * size
@@ -267,6 +263,12 @@ struct JoinedStrokes {
             JoinedStrokes(
                 points: points, strokes: strokes, runs: strokes.map(Self.straightRuns(in:)),
                 lengths: strokes.map(StrokeResampling.length(of:)), crossed: crossed))
+    }
+
+    /// The diagonal of the bounds of `points` (not empty): no less than their size.
+    static func diagonal(enclosing points: [Point]) -> Double {
+        let bounds = Rect(enclosing: points)!
+        return (bounds.width * bounds.width + bounds.height * bounds.height).squareRoot()
     }
 
     /// Every junction of two of `strokes` (each either way round) where the first's end
@@ -294,8 +296,7 @@ struct JoinedStrokes {
             return crossings
         }
         let all = strokes.flatMap { $0 }
-        let bounds = Rect(enclosing: all)!
-        let diagonal = (bounds.width * bounds.width + bounds.height * bounds.height).squareRoot()
+        let diagonal = Self.diagonal(enclosing: all)
         let junctions = strokes.indices.flatMap { from in
             strokes.indices.filter { $0 != from }.flatMap { to in
                 [(false, false), (false, true), (true, false), (true, true)].map {
@@ -451,6 +452,14 @@ struct JoinedStrokes {
         return zip(corners, corners.dropFirst()).count { first, last in
             StrokeResampling.length(of: Array(stroke[first...last])) >= shortestRun * length
         }
+    }
+}
+
+extension JoinedStrokes.Junction {
+    /// The junction of a loop of strokes (`order`, each `reversed` or not) between its places
+    /// `place` and `next`.
+    init(loop order: [Int], reversed: [Bool], from place: Int, to next: Int) {
+        self.init(from: order[place], fromReversed: reversed[place], to: order[next], toReversed: reversed[next])
     }
 }
 
