@@ -870,23 +870,21 @@ struct RecognitionEvaluationTests {
         #expect(falseRecognitions.count <= Self.twoStrokeArrowFloors.falseRecognitions, "\(falseRecognitions)")
     }
 
-    /// Strokes drawn one after the other (with recognition on, one pen) read much as a node
-    /// reads them: the arrow each two in a row make (`pairs[k]`: strokes k and k + 1), and
-    /// the one the third of each three makes with the two before it (`threes[k]`: strokes k
-    /// to k + 2), which a node reads only when each of the first two is left as drawn or
-    /// recognised as a line and neither two of the three in a row make an arrow already
-    /// (then the node made that one): `.none` otherwise. Each run is read afresh: a node
-    /// would not read again strokes an earlier arrow took (a few runs more are read here).
+    /// Strokes drawn one after the other (with recognition on, one pen) read as a node reads
+    /// them (`ShapeRecognizer.recognizeInARow`): the arrow a stroke makes with the one
+    /// before it (`pairs[k]`: strokes k and k + 1) and with the two before it (`threes[k]`:
+    /// strokes k to k + 2), `.none` where it makes no arrow of those strokes. (Until
+    /// 2026-11-29, twenty-sixth session, each run was read afresh, as if no earlier shape
+    /// had taken a stroke of it: a shaft drawn in two pieces then counted a box's last stroke
+    /// that the box had taken, 13 runs against the node's 3.)
     static func arrowsOfStrokesInARow(_ strokes: [[Point]]) -> (pairs: [ShapeKind], threes: [ShapeKind]) {
-        let isPart = strokes.map { [.none, .line].contains(ShapeRecognizer.recognize($0).kind) }
-        let pairs = zip(strokes, strokes.dropFirst()).map {
-            ShapeRecognizer.recognizeArrow(drawnFirst: $0, then: $1).kind
+        let read = ShapeRecognizer.recognizeInARow(strokes)
+        func arrow(at index: Int, joining joins: Int) -> ShapeKind {
+            read[index].joins == joins && [.arrow, .elbowArrow].contains(read[index].shape.kind)
+                ? read[index].shape.kind : .none
         }
-        let threes = strokes.indices.dropLast(2).map { k -> ShapeKind in
-            guard isPart[k], isPart[k + 1], pairs[k] == .none, pairs[k + 1] == .none else { return .none }
-            return ShapeRecognizer.recognizeArrow(drawnFirst: strokes[k], then: strokes[k + 1], then: strokes[k + 2])
-                .kind
-        }
+        let pairs = strokes.indices.dropFirst().map { arrow(at: $0, joining: 1) }
+        let threes = strokes.indices.dropFirst(2).map { arrow(at: $0, joining: 2) }
         return (pairs, threes)
     }
 

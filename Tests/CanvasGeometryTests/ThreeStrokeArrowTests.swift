@@ -4,8 +4,9 @@ import Foundation
 import Testing
 
 /// An arrow drawn in three strokes, a shaft and a head drawn in two (its barbs apart, or a
-/// closed head's sides: `ShapeRecognizer.recognizeArrow(drawnFirst:then:then:)`): made
-/// whatever the order, size and direction; refused for three strokes that are no arrow.
+/// closed head's sides: `ShapeRecognizer.recognizeArrow(drawnFirst:then:then:)`), or a
+/// shaft drawn in two pieces and its head: made whatever the order, size and direction;
+/// refused for three strokes that are no arrow.
 @Suite struct ThreeStrokeArrowTests {
     /// Shafts of 30 to 3,000 px in any direction, and each barb (0.15–0.4 of the shaft,
     /// 20–45° off it) drawn as a stroke of its own, from the tip or towards it, the shaft
@@ -31,13 +32,23 @@ import Testing
         guard shape.kind == .arrow, shape.points.count == 5 else { return }
         #expect(shape.points[0].distance(to: tail) < 0.04 * length, "seed \(seed): tail \(shape.points[0])")
         #expect(shape.points[1].distance(to: tip) < 0.04 * length, "seed \(seed): tip \(shape.points[1])")
-        let explanation = ShapeRecognizer.explainArrow(drawnFirst: strokes[0], then: strokes[1], then: strokes[2])
-        #expect(explanation.shape == shape, "seed \(seed)")
-        let chosen = explanation.hypotheses.first { $0.verdict == "chosen" }
         let place = ["first", "second", "third"][order.firstIndex(of: 0)!]
+        Self.expectChosen(
+            ShapeRecognizer.explainArrow(drawnFirst: strokes[0], then: strokes[1], then: strokes[2]), shape,
+            readAs: "the \(place) stroke as the shaft, the other two joined as the head", seed: seed)
+    }
+
+    /// Expects `explanation` to give `shape`, read as `reading` says (the start of the chosen
+    /// reading's `fittedTo`).
+    static func expectChosen(
+        _ explanation: RecognitionExplanation, _ shape: RecognizedShape, readAs reading: String, seed: UInt64,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(explanation.shape == shape, "seed \(seed)", sourceLocation: sourceLocation)
+        let chosen = explanation.hypotheses.first { $0.verdict == "chosen" }
         #expect(
-            chosen?.fittedTo?.hasPrefix("the \(place) stroke as the shaft, the other two joined as the head") == true,
-            "seed \(seed): \(chosen?.fittedTo ?? "")")
+            chosen?.fittedTo?.hasPrefix(reading) == true, "seed \(seed): \(chosen?.fittedTo ?? "")",
+            sourceLocation: sourceLocation)
     }
 
     /// A closed head drawn in two strokes (a "V" and the base across its ends, or one side
@@ -56,6 +67,77 @@ import Testing
             let shape = ShapeRecognizer.recognizeArrow(drawnFirst: shaft, then: first, then: second)
             #expect(shape.kind == .arrow, "\(name)")
             #expect(shape.points.dropFirst().first.map { $0.distance(to: tip) < 6 } == true, "\(name): \(shape.points)")
+        }
+    }
+
+    /// A connector whose shaft is drawn in two pieces, then its head: a run, the pen lifted
+    /// at the bend (set down again up to 0.03 of the shaft's size away) and the second run at
+    /// right angles (0.3–1.5 times the first's length), or a line lifted midway; each piece
+    /// drawn either way, shafts of 30 to 3,000 px in any direction. Read in a row as a node
+    /// reads them, the head makes one arrow with both pieces (the last piece and the head
+    /// alone already make one, which would leave the first piece as drawn): an elbow arrow
+    /// from the first piece's far end, bent where the pieces meet, or a straight arrow.
+    @Test(arguments: RecognitionTests.seeds) func aShaftDrawnInTwoPiecesAndItsHeadAreOneArrow(seed: UInt64) {
+        var (pen, length, direction, tail, _) = TwoStrokeArrowTests.shaftFrame(seed: seed)
+        let bent = seed % 3 != 0
+        let first = length * (bent ? pen.random(in: 0.4...1) : pen.random(in: 0.3...0.7))
+        let second = bent ? first * pen.random(in: 0.3...1.5) : length - first
+        let turn = bent ? (seed % 2 == 0 ? Double.pi / 2 : -Double.pi / 2) : 0
+        let bend = tail + rotated(Point(x: first, y: 0), by: direction)
+        let lastDirection = direction + turn
+        let tip = bend + rotated(Point(x: second, y: 0), by: lastDirection)
+        let size = tail.distance(to: tip)
+        let lifted = Point(x: pen.random(in: -0.02...0.02), y: pen.random(in: -0.02...0.02)) * size
+        var pieces = [
+            pen.stroke(through: [tail, bend], samples: 40),
+            pen.stroke(through: [bend + lifted, tip], samples: 40),
+        ]
+        if seed % 4 == 1 { pieces[0].reverse() }
+        if seed % 5 == 2 { pieces[1].reverse() }
+        let barb = min(first, second) * pen.random(in: 0.2...0.4)
+        let back = rotated(Point(x: -barb, y: 0), by: lastDirection)
+        let head = pen.stroke(
+            through: [tip + rotated(back, by: 0.5), tip, tip + rotated(back, by: -0.5)], samples: 30)
+        let read = ShapeRecognizer.recognizeInARow(pieces + [head])
+        #expect(read[2].joins == 2, "seed \(seed): \(read.map(\.joins))")
+        #expect(read[2].shape.kind == (bent ? .elbowArrow : .arrow), "seed \(seed): \(read[2].shape.kind)")
+        #expect(ShapeRecognizer.recognizeArrow(drawnFirst: pieces[1], then: head) != .none, "seed \(seed)")
+        guard read[2].joins == 2, read[2].shape.kind != .none else { return }
+        let points = read[2].shape.points
+        #expect(points[0].distance(to: tail) < 0.05 * size, "seed \(seed): tail \(points[0]), drawn \(tail)")
+        if bent {
+            #expect(points.count == 6, "seed \(seed): \(points)")
+            #expect(points[1].distance(to: bend) < 0.05 * size, "seed \(seed): bend \(points[1]), drawn \(bend)")
+        }
+        Self.expectChosen(
+            ShapeRecognizer.explainArrow(drawnFirst: pieces[0], then: pieces[1], then: head), read[2].shape,
+            readAs: "the first two strokes joined as the shaft, the third as the head", seed: seed)
+    }
+
+    /// A stroke before a shaft and its head that is no piece of the shaft: a tick at its
+    /// tail (0.05 of the shaft, a box's last stroke ending there), a run that stops 0.1 of
+    /// the size short of it, and a diamond's side meeting it at 45°. The shaft and head make
+    /// their arrow alone, the stroke before left as drawn, and `explain` says why.
+    @Test func aStrokeBeforeAShaftThatIsNoPieceOfItIsLeftAlone() {
+        var pen = SyntheticPen(seed: 23, jitter: 0.4)
+        let shaft = pen.stroke(through: [Point(x: 0, y: 0), Point(x: 0, y: 300)], samples: 50)
+        let head = pen.stroke(through: [Point(x: -20, y: 270), Point(x: 0, y: 300), Point(x: 20, y: 270)], samples: 30)
+        let befores: [(String, [Point], String?)] = [
+            ("a tick", pen.stroke(through: [Point(x: -15, y: -3), Point(x: 0, y: 0)], samples: 8),
+             "no piece of a shaft"),
+            ("a run short of the shaft",
+             pen.stroke(through: [Point(x: -250, y: -30), Point(x: -30, y: -30)], samples: 40),
+             "the shaft's two pieces do not meet"),
+            ("a diamond's side", pen.stroke(through: [Point(x: -200, y: -200), Point(x: 0, y: 0)], samples: 40), nil),
+        ]
+        for (name, before, words) in befores {
+            let read = ShapeRecognizer.recognizeInARow([before, shaft, head])
+            #expect(read[2].joins == 1 && read[2].shape.kind == .arrow, "\(name): \(read[2])")
+            let explanation = ShapeRecognizer.explainArrow(drawnFirst: before, then: shaft, then: head)
+            #expect(explanation.shape == .none, "\(name)")
+            if let words {
+                #expect(explanation.hypotheses.contains { $0.verdict.contains(words) }, "\(name)")
+            }
         }
     }
 

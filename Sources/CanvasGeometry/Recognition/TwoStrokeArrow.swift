@@ -68,6 +68,11 @@ struct TwoStrokeArrow {
         /// A head drawn in two strokes, one of them `length` long, less than `least`: a tap or
         /// a tick beside a head is no half of it.
         case headStrokeTooShort(length: Double, least: Double)
+        /// A shaft drawn in two pieces whose nearest ends lie `gap` apart, more than `most`.
+        case shaftPiecesApart(gap: Double, most: Double)
+        /// A shaft drawn in two pieces, one of them `length` long, less than `least`: a tick
+        /// or a hook the pen left is no piece of a shaft.
+        case shaftPieceTooShort(length: Double, least: Double)
 
         /// In words, lengths as fractions of `size` (the head's).
         func description(size: Double) -> String {
@@ -103,6 +108,12 @@ struct TwoStrokeArrow {
                     + "no half of a head"
             case .headStrokesApart(let gap, let most):
                 "the head's two strokes do not meet: their nearest ends lie \(figure(gap)) of the head's size apart "
+                    + "(> \(figure(most)))"
+            case .shaftPieceTooShort(let length, let least):
+                "one of the shaft's two pieces is \(figure(length)) of the shaft's size long (< \(figure(least))): "
+                    + "no piece of a shaft"
+            case .shaftPiecesApart(let gap, let most):
+                "the shaft's two pieces do not meet: their nearest ends lie \(figure(gap)) of the shaft's size apart "
                     + "(> \(figure(most)))"
             }
         }
@@ -271,15 +282,9 @@ struct TwoStrokeArrow {
     /// by a head's end is no half of it); the head it makes is then read as any head drawn
     /// apart.
     static func joinedHead(_ first: [Point], _ second: [Point]) -> Result<[Point], Refused> {
-        guard !first.isEmpty, !second.isEmpty else { return .failure(Refused(refusal: .headWithoutLength, size: 1)) }
-        // Each stroke's end that meets the other: the pair of ends nearest each other.
-        let ends = [(false, false), (false, true), (true, false), (true, true)].map { firstReversed, secondReversed in
-            let (last, start) = (firstReversed ? first[0] : first[first.count - 1],
-                                 secondReversed ? second[second.count - 1] : second[0])
-            return (firstReversed, secondReversed, gap: last.distance(to: start))
+        guard let (head, gap) = joinedAtNearestEnds(first, second) else {
+            return .failure(Refused(refusal: .headWithoutLength, size: 1))
         }
-        let (firstReversed, secondReversed, gap) = ends.min { $0.gap < $1.gap }!
-        let head = (firstReversed ? first.reversed() : first) + (secondReversed ? second.reversed() : second)
         let size = StrokeResampling.diameter(of: head)
         let most = ShapeRecognizer.distanceTolerance * size
         guard gap <= most else {
@@ -290,6 +295,46 @@ struct TwoStrokeArrow {
             return .failure(Refused(refusal: .headStrokeTooShort(length: shorter, least: most), size: size))
         }
         return .success(head)
+    }
+
+    /// A shaft drawn in two pieces, `first` and `second` (an elbow connector's runs drawn
+    /// one at a time, the pen lifted at the bend, or a line lifted midway), as one stroke:
+    /// joined where their nearest ends meet, within `lineDistanceTolerance` of the shaft's
+    /// size (as near as a line's points keep to it: the pen set down again where it was
+    /// lifted), each at least `ArrowFit.minimumBarbRatio` of that size (the least barb: a
+    /// shorter stroke is a tick or a hook the pen left, such as a box's last stroke ends
+    /// with). The shaft it makes is then read as any shaft (`shaft(of:towards:decidingOnly:)`:
+    /// a line, or bent at right angles).
+    static func joinedShaft(_ first: [Point], _ second: [Point]) -> Result<[Point], Refused> {
+        guard let (shaft, gap) = joinedAtNearestEnds(first, second) else {
+            return .failure(Refused(refusal: .noShaft(reason: "empty"), size: 1))
+        }
+        let size = StrokeResampling.diameter(of: shaft)
+        let most = ShapeRecognizer.lineDistanceTolerance * size
+        guard gap <= most else {
+            return .failure(Refused(refusal: .shaftPiecesApart(gap: gap, most: most), size: size))
+        }
+        let (shorter, least) = (
+            min(StrokeResampling.length(of: first), StrokeResampling.length(of: second)),
+            ArrowFit.minimumBarbRatio * size
+        )
+        guard shorter >= least else {
+            return .failure(Refused(refusal: .shaftPieceTooShort(length: shorter, least: least), size: size))
+        }
+        return .success(shaft)
+    }
+
+    /// `first` and `second` as one stroke, joined where their nearest ends meet (each turned
+    /// round as that needs), and how far apart those ends lie; nil when either is empty.
+    static func joinedAtNearestEnds(_ first: [Point], _ second: [Point]) -> (points: [Point], gap: Double)? {
+        guard !first.isEmpty, !second.isEmpty else { return nil }
+        let ends = [(false, false), (false, true), (true, false), (true, true)].map { firstReversed, secondReversed in
+            let (last, start) = (firstReversed ? first[0] : first[first.count - 1],
+                                 secondReversed ? second[second.count - 1] : second[0])
+            return (firstReversed, secondReversed, gap: last.distance(to: start))
+        }
+        let (firstReversed, secondReversed, gap) = ends.min { $0.gap < $1.gap }!
+        return ((firstReversed ? first.reversed() : first) + (secondReversed ? second.reversed() : second), gap)
     }
 
     /// The shaft `stroke` draws, its end nearer `head` (equally spaced points) last: a line
@@ -396,7 +441,9 @@ extension ShapeRecognizer {
     /// The arrow that three strokes drawn one after the other make together, `first`, then
     /// `second`, then `third`: a shaft (a line, or bent at right angles) and a head drawn in
     /// two strokes (two barbs apart, or a closed head's sides), in any order, the head's two
-    /// strokes meeting at an end (`TwoStrokeArrow.joinedHead`); `.none` when they make none.
+    /// strokes meeting at an end (`TwoStrokeArrow.joinedHead`); or a shaft drawn in two
+    /// pieces, `first` and `second`, meeting at an end (`TwoStrokeArrow.joinedShaft`: an
+    /// elbow connector's runs drawn one at a time), and its head; `.none` when they make none.
     /// The shape is what `recognizeArrow(drawnFirst:then:)` makes of a shaft and a head.
     public static func recognizeArrow(
         drawnFirst first: [Point], then second: [Point], then third: [Point]
@@ -496,7 +543,8 @@ extension ShapeRecognizer {
     }
 
     /// The readings of three strokes: each the shaft in turn, the other two joined into its
-    /// head (`TwoStrokeArrow.joinedHead`).
+    /// head (`TwoStrokeArrow.joinedHead`); and the first two joined into the shaft, the
+    /// third its head (`TwoStrokeArrow.joinedShaft`).
     static func threeStrokeArrowReadings(_ strokes: [[Point]], decidingOnly: Bool) -> ArrowReadings {
         var readings = ArrowReadings(decidingOnly: decidingOnly)
         for shaft in strokes.indices {
@@ -506,6 +554,11 @@ extension ShapeRecognizer {
             }
             readings.add(reading) { .threeStrokes(shaft: shaft, closedHead: $0) }
         }
+        // The shaft drawn in two pieces, one after the other, and then the head.
+        let reading = TwoStrokeArrow.joinedShaft(strokes[0], strokes[1]).flatMap { shaft in
+            TwoStrokeArrow.read(shaft: shaft, head: strokes[2], decidingOnly: decidingOnly)
+        }
+        readings.add(reading) { .shaftInTwoPieces(closedHead: $0) }
         return readings
     }
 }
