@@ -25,7 +25,7 @@ struct Recognize: ParsableCommand {
             the shape printed is the arrow they make together (a shaft and a head drawn on its own, \
             in either order) or none; with --three-strokes, three strokes, the arrow a shaft and a \
             head drawn in two strokes (two barbs apart, or a closed head's sides) make, in any \
-            order. With --joined, each line holds two to four strokes, and the shape printed is the \
+            order, or a shaft drawn in two pieces (the first two) and its head. With --joined, each line holds two to four strokes, and the shape printed is the \
             closed shape they make joined end to end in any order, or where one runs on across \
             the next (a box drawn as two L's, a circle as two arcs) or none. With --in-a-row, each \
             line holds any number of strokes drawn one after the other, and prints {"shapes": \

@@ -280,16 +280,16 @@ struct TwoStrokeArrow {
     /// within `distanceTolerance` of the head's size, as a split head's barbs meet at the tip
     /// (`read(shaftAndBarb:barb:decidingOnly:)`), each at least that long (a tap or a tick
     /// by a head's end is no half of it); the head it makes is then read as any head drawn
-    /// apart.
-    static func joinedHead(_ first: [Point], _ second: [Point]) -> Result<[Point], Refused> {
+    /// apart. With `decidingOnly`, strokes whose ends lie apart by more than the tolerance of
+    /// their bounds' diagonal (no less than their size) are refused without measuring their
+    /// size (`measured(_:apartBy:tolerance:_:)`).
+    static func joinedHead(_ first: [Point], _ second: [Point], decidingOnly: Bool) -> Result<[Point], Refused> {
         guard let (head, gap) = joinedAtNearestEnds(first, second) else {
             return .failure(Refused(refusal: .headWithoutLength, size: 1))
         }
-        let size = StrokeResampling.diameter(of: head)
+        let (size, apart) = measured(head, apartBy: gap, tolerance: ShapeRecognizer.distanceTolerance, decidingOnly)
         let most = ShapeRecognizer.distanceTolerance * size
-        guard gap <= most else {
-            return .failure(Refused(refusal: .headStrokesApart(gap: gap, most: most), size: size))
-        }
+        guard !apart else { return .failure(Refused(refusal: .headStrokesApart(gap: gap, most: most), size: size)) }
         let shorter = min(StrokeResampling.length(of: first), StrokeResampling.length(of: second))
         guard shorter >= most else {
             return .failure(Refused(refusal: .headStrokeTooShort(length: shorter, least: most), size: size))
@@ -304,15 +304,15 @@ struct TwoStrokeArrow {
     /// lifted), each at least `ArrowFit.minimumBarbRatio` of that size (the least barb: a
     /// shorter stroke is a tick or a hook the pen left, such as a box's last stroke ends
     /// with). The shaft it makes is then read as any shaft (`shaft(of:towards:decidingOnly:)`:
-    /// a line, or bent at right angles).
-    static func joinedShaft(_ first: [Point], _ second: [Point]) -> Result<[Point], Refused> {
+    /// a line, or bent at right angles). `decidingOnly`: as for `joinedHead`.
+    static func joinedShaft(_ first: [Point], _ second: [Point], decidingOnly: Bool) -> Result<[Point], Refused> {
         guard let (shaft, gap) = joinedAtNearestEnds(first, second) else {
             return .failure(Refused(refusal: .noShaft(reason: "empty"), size: 1))
         }
-        let size = StrokeResampling.diameter(of: shaft)
-        let most = ShapeRecognizer.lineDistanceTolerance * size
-        guard gap <= most else {
-            return .failure(Refused(refusal: .shaftPiecesApart(gap: gap, most: most), size: size))
+        let tolerance = ShapeRecognizer.lineDistanceTolerance
+        let (size, apart) = measured(shaft, apartBy: gap, tolerance: tolerance, decidingOnly)
+        guard !apart else {
+            return .failure(Refused(refusal: .shaftPiecesApart(gap: gap, most: tolerance * size), size: size))
         }
         let (shorter, least) = (
             min(StrokeResampling.length(of: first), StrokeResampling.length(of: second)),
@@ -322,6 +322,23 @@ struct TwoStrokeArrow {
             return .failure(Refused(refusal: .shaftPieceTooShort(length: shorter, least: least), size: size))
         }
         return .success(shaft)
+    }
+
+    /// The size of two strokes joined into `joined`, and whether their nearest ends, `gap`
+    /// apart, lie farther apart than `tolerance` of it. With `decidingOnly`, strokes that lie
+    /// farther apart than that of their bounds' diagonal (no less than their size, and found
+    /// without sorting the points: most strokes drawn one after the other are far apart) are
+    /// apart, the diagonal standing for their size (`recognize` needs no figures; `explain`
+    /// gets exact ones).
+    static func measured(
+        _ joined: [Point], apartBy gap: Double, tolerance: Double, _ decidingOnly: Bool
+    ) -> (size: Double, apart: Bool) {
+        if decidingOnly {
+            let diagonal = JoinedStrokes.diagonal(enclosing: joined)
+            if gap > tolerance * diagonal { return (diagonal, true) }
+        }
+        let size = StrokeResampling.diameter(of: joined)
+        return (size, gap > tolerance * size)
     }
 
     /// `first` and `second` as one stroke, joined where their nearest ends meet (each turned
@@ -549,13 +566,14 @@ extension ShapeRecognizer {
         var readings = ArrowReadings(decidingOnly: decidingOnly)
         for shaft in strokes.indices {
             let headStrokes = strokes.indices.filter { $0 != shaft }.map { strokes[$0] }
-            let reading = TwoStrokeArrow.joinedHead(headStrokes[0], headStrokes[1]).flatMap { head in
-                TwoStrokeArrow.read(shaft: strokes[shaft], head: head, decidingOnly: decidingOnly)
+            let head = TwoStrokeArrow.joinedHead(headStrokes[0], headStrokes[1], decidingOnly: decidingOnly)
+            let reading = head.flatMap {
+                TwoStrokeArrow.read(shaft: strokes[shaft], head: $0, decidingOnly: decidingOnly)
             }
             readings.add(reading) { .threeStrokes(shaft: shaft, closedHead: $0) }
         }
         // The shaft drawn in two pieces, one after the other, and then the head.
-        let reading = TwoStrokeArrow.joinedShaft(strokes[0], strokes[1]).flatMap { shaft in
+        let reading = TwoStrokeArrow.joinedShaft(strokes[0], strokes[1], decidingOnly: decidingOnly).flatMap { shaft in
             TwoStrokeArrow.read(shaft: shaft, head: strokes[2], decidingOnly: decidingOnly)
         }
         readings.add(reading) { .shaftInTwoPieces(closedHead: $0) }
