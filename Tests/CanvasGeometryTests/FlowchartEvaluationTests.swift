@@ -280,7 +280,7 @@ struct FlowchartEvaluationTests {
     /// three strokes of no one connector which may make one (first measured on 2026-11-29,
     /// twentieth session, the reading designed on the even writers' connectors, the odd
     /// writers' reported apart: 31.2 %, 30.6 % once a tap or tick is no half of a head;
-    /// 2026-11-29, twenty-sixth session, a shaft drawn in two pieces: 30.6 → 49.4 %, the odd
+    /// 2026-11-29, twenty-sixth session, a shaft drawn in two pieces: 30.6 → 49.2 %, the odd
     /// writers' 10.1 → 47.8 %, and 1 → 3 false, counted as a node reads the strokes).
     static let threeStrokeFloors = (connectors: 0.49, falseRecognitions: 3)
 

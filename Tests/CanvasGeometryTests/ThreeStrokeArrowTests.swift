@@ -141,6 +141,27 @@ import Testing
         }
     }
 
+    /// A first run at right angles to the shaft, near each limit of a piece: its end 0.043 of
+    /// the shaft's size from the shaft's tail (within `lineDistanceTolerance`) or 0.08 (not);
+    /// 45 px long on a 300 px shaft (over a tenth of the shaft's length, no hook) or 25 px
+    /// (a hook). Within both, one elbow arrow of the three; past either, the shaft and head's
+    /// arrow alone, the run left as drawn.
+    @Test func piecesOfAShaftNearTheirLimits() {
+        var pen = SyntheticPen(seed: 29, jitter: 0.3)
+        let shaft = pen.stroke(through: [Point(x: 0, y: 0), Point(x: 0, y: 300)], samples: 50)
+        let head = pen.stroke(through: [Point(x: -20, y: 270), Point(x: 0, y: 300), Point(x: 20, y: 270)], samples: 30)
+        let runs: [(String, from: Double, to: Double, joined: Bool)] = [
+            ("ending 0.043 of the size away", -200, -16, true), ("ending 0.08 of the size away", -200, -30, false),
+            ("45 px long", -45, 0, true), ("25 px long", -25, 0, false),
+        ]
+        for (name, from, to, joined) in runs {
+            let run = pen.stroke(through: [Point(x: from, y: 0), Point(x: to, y: 0)], samples: 30)
+            let read = ShapeRecognizer.recognizeInARow([run, shaft, head])
+            #expect(read[2].joins == (joined ? 2 : 1), "\(name): \(read[2])")
+            #expect(read[2].shape.kind == (joined ? .elbowArrow : .arrow), "\(name): \(read[2].shape.kind)")
+        }
+    }
+
     /// Three strokes that are no arrow, each refused, in `explain`'s words where it matters:
     /// barbs that do not meet (each 0.4 of the head apart at the tip), a "K" (a stem and two
     /// strokes that meet at its middle), an "A" (two legs and a bar), an "F", an "H", an

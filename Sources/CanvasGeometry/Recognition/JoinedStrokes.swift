@@ -247,11 +247,9 @@ struct JoinedStrokes {
         }
         let points = chain.flatMap { $0 }
         let widest = order.indices.filter { $0 != opening }.max { gaps[$0] < gaps[$1] }
-        // The size is no more than the diagonal of the points' bounds: most strokes drawn one
-        // after the other lie too far apart for any size, and are refused without measuring it.
-        let diagonal = Self.diagonal(enclosing: points)
-        let measuredOnBounds = widest.map { gaps[$0] > junctionTolerance * diagonal } == true
-        let size = measuredOnBounds ? diagonal : StrokeResampling.diameter(of: points)
+        let (size, measuredOnBounds) =
+            widest.map { Self.size(of: points, judging: gaps[$0], tolerance: junctionTolerance) }
+            ?? (StrokeResampling.diameter(of: points), false)
         let most = junctionTolerance * size
         if let widest, !(gaps[widest] <= most) {
             return .failure(
@@ -263,6 +261,16 @@ struct JoinedStrokes {
             JoinedStrokes(
                 points: points, strokes: strokes, runs: strokes.map(Self.straightRuns(in:)),
                 lengths: strokes.map(StrokeResampling.length(of:)), crossed: crossed))
+    }
+
+    /// The size of `points` (not empty) that tells whether ends `gap` apart lie farther apart
+    /// than `tolerance` of it: the diagonal of their bounds when they lie farther apart than
+    /// that of it (`onBounds`: no less than the size, found in one pass, where the size may
+    /// compare every pair or sort the points; most strokes drawn one after the other lie that
+    /// far apart), else the size (`StrokeResampling.diameter`).
+    static func size(of points: [Point], judging gap: Double, tolerance: Double) -> (size: Double, onBounds: Bool) {
+        let diagonal = diagonal(enclosing: points)
+        return gap > tolerance * diagonal ? (diagonal, true) : (StrokeResampling.diameter(of: points), false)
     }
 
     /// The diagonal of the bounds of `points` (not empty): no less than their size.

@@ -24,31 +24,24 @@ extension ShapeRecognizer {
     /// What `points`, drawn with recognition on, makes with `previous`, the strokes drawn just
     /// before it (the earliest first; only the last `mostStrokesBefore` are read), each left
     /// as drawn or recognised as a line, with nothing else done between:
-    /// 1. an arrow with the last (a shaft and a head, `recognizeArrow(drawnFirst:then:)`), or
-    ///    else with the last two (`recognizeArrow(drawnFirst:then:then:)`); and when it makes
-    ///    one with the last, with the last two if they make one too (the shaft drawn in two
-    ///    pieces, the last the second: the arrow of the last two alone would leave the first
-    ///    piece as drawn);
+    /// 1. an arrow with the last two (`recognizeArrow(drawnFirst:then:then:)`: a shaft and a
+    ///    head drawn in two strokes, or a shaft drawn in two pieces and its head, whose last
+    ///    piece and head alone would make an arrow and leave the first piece as drawn), or
+    ///    else with the last (a shaft and a head, `recognizeArrow(drawnFirst:then:)`);
     /// 2. else the stroke alone (`recognize`), when it is a shape other than a line;
     /// 3. else, the stroke a line or no shape on its own, a closed shape joined with the last
     ///    one, two or three (`recognizeClosedShape(joining:)`), the fewest that make one;
     /// 4. else the stroke alone.
     public static func recognize(_ points: [Point], after previous: [[Point]]) -> ShapeInARow {
         let previous = previous.suffix(mostStrokesBefore)
-        if let last = previous.last {
-            let arrow = recognizeArrow(drawnFirst: last, then: points)
-            if arrow.kind != .none {
-                if previous.count >= 2 {
-                    let whole = recognizeArrow(drawnFirst: previous[previous.endIndex - 2], then: last, then: points)
-                    if whole.kind != .none { return ShapeInARow(shape: whole, joins: 2) }
-                }
-                return ShapeInARow(shape: arrow, joins: 1)
-            }
-        }
         if previous.count >= 2 {
             let (first, second) = (previous[previous.endIndex - 2], previous[previous.endIndex - 1])
             let arrow = recognizeArrow(drawnFirst: first, then: second, then: points)
             if arrow.kind != .none { return ShapeInARow(shape: arrow, joins: 2) }
+        }
+        if let last = previous.last {
+            let arrow = recognizeArrow(drawnFirst: last, then: points)
+            if arrow.kind != .none { return ShapeInARow(shape: arrow, joins: 1) }
         }
         let alone = recognize(points)
         guard alone.kind.mayBeJoined else { return ShapeInARow(shape: alone, joins: 0) }

@@ -70,8 +70,8 @@ struct TwoStrokeArrow {
         case headStrokeTooShort(length: Double, least: Double)
         /// A shaft drawn in two pieces whose nearest ends lie `gap` apart, more than `most`.
         case shaftPiecesApart(gap: Double, most: Double)
-        /// A shaft drawn in two pieces, one of them `length` long, less than `least`: a tick
-        /// or a hook the pen left is no piece of a shaft.
+        /// A shaft drawn in two pieces, one of them `length` long, no longer than `least`: a
+        /// tick or a hook the pen left is no piece of a shaft.
         case shaftPieceTooShort(length: Double, least: Double)
 
         /// In words, lengths as fractions of `size` (the head's).
@@ -110,8 +110,8 @@ struct TwoStrokeArrow {
                 "the head's two strokes do not meet: their nearest ends lie \(figure(gap)) of the head's size apart "
                     + "(> \(figure(most)))"
             case .shaftPieceTooShort(let length, let least):
-                "one of the shaft's two pieces is \(figure(length)) of the shaft's size long (< \(figure(least))): "
-                    + "no piece of a shaft"
+                "one of the shaft's two pieces is \(figure(length)) of the shaft's size long, no longer than a hook "
+                    + "(\(figure(least)), a tenth of the shaft's length): no piece of a shaft"
             case .shaftPiecesApart(let gap, let most):
                 "the shaft's two pieces do not meet: their nearest ends lie \(figure(gap)) of the shaft's size apart "
                     + "(> \(figure(most)))"
@@ -301,10 +301,11 @@ struct TwoStrokeArrow {
     /// one at a time, the pen lifted at the bend, or a line lifted midway), as one stroke:
     /// joined where their nearest ends meet, within `lineDistanceTolerance` of the shaft's
     /// size (as near as a line's points keep to it: the pen set down again where it was
-    /// lifted), each at least `ArrowFit.minimumBarbRatio` of that size (the least barb: a
-    /// shorter stroke is a tick or a hook the pen left, such as a box's last stroke ends
-    /// with). The shaft it makes is then read as any shaft (`shaft(of:towards:decidingOnly:)`:
-    /// a line, or bent at right angles). `decidingOnly`: as for `joinedHead`.
+    /// lifted), each piece longer than a hook (`hookLength` of the shaft's length: a shorter
+    /// one, a tick such as a box's last stroke ends with, would be cut off as a hook when the
+    /// shaft is read, and erased with the others without being drawn). The caller reads the
+    /// shaft it makes as any shaft (`shaft(of:towards:decidingOnly:)`: a line, or bent at
+    /// right angles). `decidingOnly`: as for `joinedHead`.
     static func joinedShaft(_ first: [Point], _ second: [Point], decidingOnly: Bool) -> Result<[Point], Refused> {
         guard let (shaft, gap) = joinedAtNearestEnds(first, second) else {
             return .failure(Refused(refusal: .noShaft(reason: "empty"), size: 1))
@@ -316,29 +317,26 @@ struct TwoStrokeArrow {
         }
         let (shorter, least) = (
             min(StrokeResampling.length(of: first), StrokeResampling.length(of: second)),
-            ArrowFit.minimumBarbRatio * size
+            ShapeRecognizer.hookLength * StrokeResampling.length(of: shaft)
         )
-        guard shorter >= least else {
+        guard shorter > least else {
             return .failure(Refused(refusal: .shaftPieceTooShort(length: shorter, least: least), size: size))
         }
         return .success(shaft)
     }
 
     /// The size of two strokes joined into `joined`, and whether their nearest ends, `gap`
-    /// apart, lie farther apart than `tolerance` of it. With `decidingOnly`, strokes that lie
-    /// farther apart than that of their bounds' diagonal (no less than their size, and found
-    /// without sorting the points: most strokes drawn one after the other are far apart) are
-    /// apart, the diagonal standing for their size (`recognize` needs no figures; `explain`
-    /// gets exact ones).
+    /// apart, lie farther apart than `tolerance` of it. With `decidingOnly`, judged first on
+    /// the bounds' diagonal (`JoinedStrokes.size(of:judging:tolerance:)`), which then stands
+    /// for the size (`recognize` needs no figures; `explain` gets exact ones).
     static func measured(
         _ joined: [Point], apartBy gap: Double, tolerance: Double, _ decidingOnly: Bool
     ) -> (size: Double, apart: Bool) {
-        if decidingOnly {
-            let diagonal = JoinedStrokes.diagonal(enclosing: joined)
-            if gap > tolerance * diagonal { return (diagonal, true) }
-        }
-        let size = StrokeResampling.diameter(of: joined)
-        return (size, gap > tolerance * size)
+        let size =
+            decidingOnly
+            ? JoinedStrokes.size(of: joined, judging: gap, tolerance: tolerance).size
+            : StrokeResampling.diameter(of: joined)
+        return (size, !(gap <= tolerance * size))
     }
 
     /// `first` and `second` as one stroke, joined where their nearest ends meet (each turned
