@@ -444,6 +444,41 @@ import Testing
         #expect(vThenBase.edit(for: Self.draw(Self.head, recognize: true)).shape == .arrow)
     }
 
+    /// An elbow connector drawn run by run, then its head (each with recognition on): the
+    /// runs are lines, the head makes one elbow arrow of all three (not an arrow of the last
+    /// run and the head, the first run left over): the two lines and the head erased, the
+    /// arrow from the first run's far end, bent where the runs meet; one undo brings back the
+    /// two lines and the head as drawn.
+    @Test func anElbowConnectorDrawnRunByRunMakesOneArrow() {
+        var replica = Replica(author: "me")
+        let firstRun = (0..<30).map { step in Point(x: step % 2 == 0 ? 0.4 : -0.4, y: -150 + Double(step) * 5) }
+        for run in [firstRun, Self.shaft] {
+            let edit = replica.edit(for: Self.draw(run, recognize: true))
+            #expect(edit.shape == .line)
+            for operation in edit.operations { _ = replica.apply(operation) }
+        }
+        let shown = Self.visiblePoints(replica)
+        let edit = replica.edit(for: Self.draw(Self.head, recognize: true))
+        #expect(edit.shape == .elbowArrow)
+        let deleted = edit.operations.compactMap { operation -> String? in
+            guard case .delete(let id, _, _) = operation else { return nil }
+            return id.rawValue
+        }
+        #expect(deleted == ["me_2", "me_4", "me_5"], "the runs' lines and the head")
+        for operation in edit.operations { _ = replica.apply(operation) }
+        let arrow = Self.visiblePoints(replica)
+        #expect(arrow.keys.map(\.rawValue) == ["me_6"], "the arrow alone shows: \(arrow.keys)")
+        let points = arrow[StrokeID("me_6")] ?? []
+        #expect(points.count == 6, "tail, bend, tip, barb, tip, barb: \(points)")
+        for (index, drawn) in [(0, Point(x: 0, y: -150)), (1, Point(x: 0, y: 0)), (2, Point(x: 203, y: 0))] {
+            #expect(points.count > index && points[index].distance(to: drawn) < 4, "point \(index): \(points)")
+        }
+        Self.perform(.undo, on: &replica)
+        let undone = Self.visiblePoints(replica)
+        #expect(undone.count == 3, "the two lines and the head: \(undone.keys)")
+        #expect(Set(undone.values.map(\.count)) == Set(shown.values.map(\.count) + [Self.head.count]))
+    }
+
     /// A box drawn as two L's (recognition on): the second makes one rectangle of both, the
     /// first erased entirely with it; one undo brings both back as drawn. Drawn as four sides
     /// (each a line on its own), the fourth makes the rectangle of all four, the three lines
