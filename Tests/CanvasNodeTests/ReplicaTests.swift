@@ -340,11 +340,14 @@ import Testing
         #expect(Array(Self.visiblePoints(headFirst).values) == [points], "the head first: the same arrow")
     }
 
-    /// The stroke drawn before makes an arrow with the next stroke only: not when that one
-    /// was drawn with another pen or without recognition, nor after anything else was done
-    /// here in between (an erasure, another stroke), nor with a line a peer erased in part
-    /// since, nor with a stroke recognised as another shape; an arrow made of two strokes is
-    /// no shaft for a third.
+    /// The names of the strokes `edit` deletes from, in order.
+    static func deletedStrokes(_ edit: Replica.LocalEdit) -> [String] {
+        edit.operations.compactMap { operation -> String? in
+            guard case .delete(let id, _, _) = operation else { return nil }
+            return id.rawValue
+        }
+    }
+
     /// How many arrows `actions`, done one after the other on a new replica, make.
     static func arrows(_ actions: [LocalAction]) -> Int {
         var replica = Replica(author: "me")
@@ -357,6 +360,11 @@ import Testing
         return made
     }
 
+    /// The stroke drawn before makes an arrow with the next stroke only: not when that one
+    /// was drawn with another pen or without recognition, nor after anything else was done
+    /// here in between (an erasure, another stroke), nor with a line a peer erased in part
+    /// since, nor with a stroke recognised as another shape; an arrow made of two strokes is
+    /// no shaft for a third.
     @Test func onlyTheNextStrokeWithTheSamePenJoinsALine() {
         let (shaft, head) = (Self.draw(Self.shaft, recognize: true), Self.draw(Self.head, recognize: true))
         #expect(Self.arrows([shaft, head]) == 1, "the arrow itself")
@@ -398,10 +406,7 @@ import Testing
             #expect(shown.count == 2)
             let edit = replica.edit(for: Self.draw(Array(barbs.1), recognize: true))
             #expect(edit.shape == .arrow)
-            let deleted = edit.operations.compactMap { operation -> String? in
-                guard case .delete(let id, _, _) = operation else { return nil }
-                return id.rawValue
-            }
+            let deleted = Self.deletedStrokes(edit)
             #expect(deleted == ["me_2", "me_4", "me_5"], "the shaft's line, the first barb's line, the second barb")
             for operation in edit.operations { _ = replica.apply(operation) }
             let arrow = Self.visiblePoints(replica)
@@ -460,10 +465,7 @@ import Testing
         let shown = Self.visiblePoints(replica)
         let edit = replica.edit(for: Self.draw(Self.head, recognize: true))
         #expect(edit.shape == .elbowArrow)
-        let deleted = edit.operations.compactMap { operation -> String? in
-            guard case .delete(let id, _, _) = operation else { return nil }
-            return id.rawValue
-        }
+        let deleted = Self.deletedStrokes(edit)
         #expect(deleted == ["me_2", "me_4", "me_5"], "the runs' lines and the head")
         for operation in edit.operations { _ = replica.apply(operation) }
         let arrow = Self.visiblePoints(replica)
@@ -496,10 +498,7 @@ import Testing
         #expect(Self.perform(Self.draw(firstL, recognize: true), on: &replica).count == 2, "an L alone: no shape")
         let edit = replica.edit(for: Self.draw(secondL, recognize: true))
         #expect(edit.shape == .rectangle)
-        let deleted = edit.operations.compactMap { operation -> String? in
-            guard case .delete(let id, _, _) = operation else { return nil }
-            return id.rawValue
-        }
+        let deleted = Self.deletedStrokes(edit)
         #expect(deleted == ["me_1", "me_2"], "both L's as drawn")
         for operation in edit.operations { _ = replica.apply(operation) }
         let shown = Self.visiblePoints(replica)
