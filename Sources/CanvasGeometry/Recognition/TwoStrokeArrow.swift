@@ -558,8 +558,8 @@ extension ShapeRecognizer {
     }
 
     /// The readings of three strokes: each the shaft in turn, the other two joined into its
-    /// head (`TwoStrokeArrow.joinedHead`); and the first two joined into the shaft, the
-    /// third its head (`TwoStrokeArrow.joinedShaft`).
+    /// head (`TwoStrokeArrow.joinedHead`); and when none of those is an arrow, the first two
+    /// joined into the shaft, the third its head (`TwoStrokeArrow.joinedShaft`).
     static func threeStrokeArrowReadings(_ strokes: [[Point]], decidingOnly: Bool) -> ArrowReadings {
         var readings = ArrowReadings(decidingOnly: decidingOnly)
         for shaft in strokes.indices {
@@ -570,7 +570,9 @@ extension ShapeRecognizer {
             }
             readings.add(reading) { .threeStrokes(shaft: shaft, closedHead: $0) }
         }
-        // The shaft drawn in two pieces, one after the other, and then the head.
+        // When none of those is an arrow: the shaft drawn in two pieces, one after the other,
+        // and then the head (a shaft and a barb drawn on from its tip meet as pieces do).
+        guard !readings.anyAccepted else { return readings }
         let reading = TwoStrokeArrow.joinedShaft(strokes[0], strokes[1], decidingOnly: decidingOnly).flatMap { shaft in
             TwoStrokeArrow.read(shaft: shaft, head: strokes[2], decidingOnly: decidingOnly)
         }
