@@ -1,8 +1,8 @@
 public import CanvasCore
 public import CanvasGeometry
 
-/// `ShapeRecognizer.recognize` (or `recognize(_:after:)`, each stroke read with those drawn
-/// before it) timed stroke by stroke over many real strokes: the
+/// `ShapeRecognizer.recognize` (or `recognize(_:after:madeAnArrow:)`, each stroke read with
+/// those drawn before it) timed stroke by stroke over many real strokes: the
 /// distribution a user's strokes meet. The package benchmark times four chosen strokes;
 /// the slowest real ones are those no shape explains, which are tried as every shape.
 public struct RecognitionTimings: Sendable {
@@ -10,12 +10,13 @@ public struct RecognitionTimings: Sendable {
     public struct Sample: Sendable {
         public var name: String
         public var points: [Point]
-        /// The strokes drawn just before it that it is read with
-        /// (`ShapeRecognizer.recognize(_:after:)`), or nil to read it alone (`recognize`).
-        public var before: [[Point]]?
+        /// The strokes drawn just before it that it is read with, as a node keeps them
+        /// (`ShapeRecognizer.recognize(_:after:madeAnArrow:)`), or nil to read it alone
+        /// (`recognize`).
+        public var before: StrokesBefore<[Point]>?
 
         /// The stroke `points`, reported as `name`, read alone or after `before`.
-        public init(name: String, points: [Point], before: [[Point]]? = nil) {
+        public init(name: String, points: [Point], before: StrokesBefore<[Point]>? = nil) {
             self.name = name
             self.points = points
             self.before = before
@@ -55,7 +56,9 @@ public struct RecognitionTimings: Sendable {
                 let elapsed = clock.measure {
                     shape =
                         if let before = sample.before {
-                            ShapeRecognizer.recognize(sample.points, after: before).shape
+                            ShapeRecognizer.recognize(
+                                sample.points, after: before.parts, madeAnArrow: before.madeAnArrow
+                            ).shape
                         } else {
                             ShapeRecognizer.recognize(sample.points)
                         }

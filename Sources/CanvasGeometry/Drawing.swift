@@ -38,8 +38,8 @@ public enum Drawing {
     }
 
     /// A stroke drawn just before, as `replacing` takes it: its points as drawn, and the
-    /// stroke the room shows for it (the line recognised in it, or the stroke itself) with
-    /// that stroke's number of points.
+    /// stroke the room shows for it (the line recognised in it, the stroke itself, or the
+    /// arrow it made with the stroke before it) with that stroke's number of points.
     public struct PreviousStroke: Sendable {
         /// The stroke's points as drawn.
         public var drawnPoints: [Point]
@@ -57,18 +57,22 @@ public enum Drawing {
     }
 
     /// `shape` replacing the stroke `id` of `points` and the strokes drawn just before it that
-    /// it takes with it, `joining` (none, or the last of those `ShapeRecognizer.recognize(_:after:)`
-    /// read: `ShapeInARow.joins` of them, the earliest first): the strokes the room shows
-    /// erased entirely, then the shape added as `shapeID`, a polyline (`is_shape`) with the
-    /// same pen. No operations for `.none`.
+    /// it takes with it, `joining` (none, or the last of those
+    /// `ShapeRecognizer.recognize(_:after:madeAnArrow:)` read: `ShapeInARow.joins` of them, the
+    /// earliest first): the strokes the room shows erased entirely, each once (two strokes
+    /// that made an arrow show as one), then the shape added as `shapeID`, a polyline
+    /// (`is_shape`) with the same pen. No operations for `.none`.
     public static func replacing(
         _ points: [Point], joining previous: [PreviousStroke], by shape: RecognizedShape, weight: Double,
         colour: Colour, id: StrokeID, shapeID: StrokeID
     ) -> Result {
         guard shape.kind != .none, !shape.points.isEmpty else { return Result(operations: [], shape: .none) }
-        let erased: [Operation] =
-            previous.map { .delete($0.shown, start: 0, end: Double(max($0.shownPointCount - 1, 1))) }
-            + [.delete(id, start: 0, end: Double(max(points.count - 1, 1)))]
+        var erased: [Operation] = []
+        var shown: Set<StrokeID> = []
+        for stroke in previous where shown.insert(stroke.shown).inserted {
+            erased.append(.delete(stroke.shown, start: 0, end: Double(max(stroke.shownPointCount - 1, 1))))
+        }
+        erased.append(.delete(id, start: 0, end: Double(max(points.count - 1, 1))))
         let added = adding(shape, weight: weight, colour: colour, as: shapeID)
         return Result(operations: erased + added, shape: shape.kind)
     }

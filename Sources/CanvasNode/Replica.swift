@@ -37,9 +37,10 @@ public struct Replica: Sendable {
     /// Strokes begun here and not ended yet (`LocalAction.begin`), drawn while the pen moves.
     public private(set) var liveStrokes: Set<StrokeID> = []
     /// The last strokes drawn here with recognition on (at most three, the earlier first),
-    /// each left as drawn or recognised as a line, with nothing else done here since: the
-    /// next stroke to end here (a `draw`, or the `end` of a live stroke, whenever it began)
-    /// may make an arrow or a closed shape with them (`ShapeRecognizer.recognize(_:after:)`).
+    /// each left as drawn or recognised as a line, or the two that made an arrow, with nothing
+    /// else done here since: the next stroke to end here (a `draw`, or the `end` of a live
+    /// stroke, whenever it began) may make an arrow or a closed shape with them
+    /// (`ShapeRecognizer.recognize(_:after:madeAnArrow:)`).
     private var strokesBefore = StrokesBefore<StrokeBefore>()
 
     /// How many drawings and erasures undo can take back.
@@ -159,7 +160,8 @@ public struct Replica: Sendable {
     }
 
     /// A stroke drawn here that the next may make a shape with: the stroke as drawn, and the
-    /// stroke the room shows for it (the line recognised in it, or itself).
+    /// stroke the room shows for it (the line recognised in it, itself, or the arrow it made
+    /// with the stroke before it).
     struct StrokeBefore: Sendable {
         var drawn: StrokeID
         var shown: StrokeID
@@ -167,11 +169,12 @@ public struct Replica: Sendable {
 
     /// The shape that the stroke `id` of `points`, drawn here with recognition on (its
     /// history step recorded), makes alone or with the strokes drawn just before it
-    /// (`before`: `ShapeRecognizer.recognize(_:after:)` reads those drawn with this pen and
-    /// shown as they were drawn), as it replaces them (`Drawing.replacing`), the shape added as
-    /// `shapeID`; records the step that undoes it (the shape taken away, the strokes brought
-    /// back as they showed: `erasedBefore`, what was erased of the stroke while drawn) and the
-    /// stroke among the strokes before the next. No operations when it makes no shape.
+    /// (`before`: `ShapeRecognizer.recognize(_:after:madeAnArrow:)` reads those drawn with
+    /// this pen and shown as they were drawn, or as the arrow they made), as it replaces them
+    /// (`Drawing.replacing`), the shape added as `shapeID`; records the step that undoes it
+    /// (the shape taken away, the strokes brought back as they showed: `erasedBefore`, what
+    /// was erased of the stroke while drawn) and the stroke among the strokes before the
+    /// next. No operations when it makes no shape.
     private mutating func shape(
         _ points: [Point], after before: StrokesBefore<StrokeBefore>, weight: Double, colour: Colour, id: StrokeID,
         shapeID: StrokeID, erasedBefore: IntervalSet
@@ -188,22 +191,29 @@ public struct Replica: Sendable {
                     drawnPoints: drawn.points, shown: part.shown, shownPointCount: shown.points.count),
                 at: 0)
         }
-        let reading = ShapeRecognizer.recognize(points, after: previous.map(\.drawnPoints))
+        // The two strokes of an arrow are read together or not at all.
+        if before.madeAnArrow && previous.count != before.parts.count { previous = [] }
+        let reading = ShapeRecognizer.recognize(
+            points, after: previous.map(\.drawnPoints), madeAnArrow: before.madeAnArrow)
         let taken = Array(previous.suffix(reading.joins))
         let replaced = Drawing.replacing(
             points, joining: taken, by: reading.shape, weight: weight, colour: colour, id: id, shapeID: shapeID)
         if taken.isEmpty {
             if replaced.shape != .none { record(.shape(shapeID, replacing: id, erasedBefore: erasedBefore)) }
         } else {
+            // The strokes the room showed, each once (both strokes of an arrow show as the arrow).
+            var shown: [StrokeID] = []
+            for stroke in taken.reversed() where !shown.contains(stroke.shown) { shown.append(stroke.shown) }
             record(
                 .replaced(
                     removing: [shapeID],
                     restoring: [Restoration(stroke: id, erasedBefore: IntervalSet())]
-                        + taken.reversed().map { Restoration(stroke: $0.shown, erasedBefore: IntervalSet()) }))
+                        + shown.map { Restoration(stroke: $0, erasedBefore: IntervalSet()) }))
         }
         strokesBefore = before
         strokesBefore.note(
-            StrokeBefore(drawn: id, shown: replaced.shape == .line ? shapeID : id), readAs: reading)
+            StrokeBefore(drawn: id, shown: replaced.shape == .line ? shapeID : id), readAs: reading,
+            joined: { StrokeBefore(drawn: $0.drawn, shown: shapeID) })
         return replaced
     }
 

@@ -20,7 +20,7 @@ extension Bench {
                 longer than --target, and the slowest strokes with what they were recognised \
                 as. With --in-a-row, each stroke of a gesture is read with the strokes drawn \
                 before it, as a node reads a stroke drawn with recognition on (the arrows and \
-                closed shapes it may make with them: ShapeRecognizer.recognize(_:after:)). \
+                closed shapes it may make with them: ShapeRecognizer.recognize(_:after:madeAnArrow:)). \
                 --plot writes the distribution per file as SVG (docs/benchmarks.md).
                 """
         )
@@ -148,10 +148,13 @@ extension Bench {
                             strokes.samples.append(
                                 .init(
                                     name: "\(file):\(lineNumber)\(label)", points: timed,
-                                    before: inARow ? before.parts : nil))
+                                    before: inARow ? before : nil))
                             strokes.file.append(fileIndex)
                             if inARow {
-                                before.note(timed, readAs: ShapeRecognizer.recognize(timed, after: before.parts))
+                                before.note(
+                                    timed,
+                                    readAs: ShapeRecognizer.recognize(
+                                        timed, after: before.parts, madeAnArrow: before.madeAnArrow))
                             }
                         }
                     } catch {

@@ -25,7 +25,11 @@ struct Recognize: ParsableCommand {
             the shape printed is the arrow they make together (a shaft and a head drawn on its own, \
             in either order) or none; with --three-strokes, three strokes, the arrow a shaft and a \
             head drawn in two strokes (two barbs apart, or a closed head's sides) make, in any \
-            order, or a shaft drawn in two pieces (the first two) and its head. With --joined, each line holds two to four strokes, and the shape printed is the \
+            order, or a shaft drawn in two pieces (the first two) and its head; with --after-arrow \
+            too, the first two made an arrow already (as a node keeps them), and the shape printed \
+            is the arrow the third makes with both in its place (a closed head's base, an elbow's \
+            first run drawn after the rest) or none. With --joined, each line holds two to four \
+            strokes, and the shape printed is the \
             closed shape they make joined end to end in any order, or where one runs on across \
             the next (a box drawn as two L's, a circle as two arcs) or none. With --in-a-row, each \
             line holds any number of strokes drawn one after the other, and prints {"shapes": \
@@ -48,6 +52,9 @@ struct Recognize: ParsableCommand {
     @Flag(help: "Read three strokes a line (\"strokes\") and print the arrow they make together.")
     var threeStrokes = false
 
+    @Flag(help: "With --three-strokes: the first two made an arrow already, which the third may join.")
+    var afterArrow = false
+
     @Flag(help: "Read two to four strokes a line (\"strokes\") and print the closed shape they make joined.")
     var joined = false
 
@@ -60,6 +67,9 @@ struct Recognize: ParsableCommand {
             ("--in-a-row", inARow),
         ].filter(\.1).map(\.0)
         if modes.count > 1 { throw ValidationError("\(modes.joined(separator: " and ")) exclude each other") }
+        if afterArrow && !threeStrokes {
+            throw ValidationError("--after-arrow reads three strokes: add --three-strokes")
+        }
         if inARow && explain {
             throw ValidationError(
                 "--in-a-row prints no explanation: explain a stroke's reading with --two-strokes, --three-strokes "
@@ -103,6 +113,14 @@ struct Recognize: ParsableCommand {
                     explanation = explain ? ShapeRecognizer.explainArrow(drawnFirst: strokes[0], then: strokes[1]) : nil
                     shape =
                         explanation?.shape ?? ShapeRecognizer.recognizeArrow(drawnFirst: strokes[0], then: strokes[1])
+                } else if threeStrokes && afterArrow {
+                    let strokes = try StrokeSample.strokesDrawnTogether(3, from: line)
+                    explanation =
+                        explain
+                        ? ShapeRecognizer.explainArrow(madeOf: strokes[0], strokes[1], joining: strokes[2]) : nil
+                    shape =
+                        explanation?.shape
+                        ?? ShapeRecognizer.recognizeArrow(madeOf: strokes[0], strokes[1], joining: strokes[2])
                 } else if threeStrokes {
                     let strokes = try StrokeSample.strokesDrawnTogether(3, from: line)
                     explanation =

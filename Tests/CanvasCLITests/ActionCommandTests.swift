@@ -164,7 +164,8 @@ struct ActionCommandTests {
 
     /// `canvas recognize --three-strokes`: a shaft and its two barbs drawn apart print the
     /// arrow they make (with --explain, which stroke was read as the shaft); a line of two
-    /// strokes is an error naming the field; `--two-strokes` with it is refused.
+    /// strokes is an error naming the field; `--two-strokes` with it is refused. With
+    /// `--after-arrow`, a third stroke joins the arrow the first two made (an elbow's first run).
     @Test func recognizeReadsThreeStrokesAsOneArrow() throws {
         let arrow = #"{"strokes":[[[0,0],[50,1],[100,0],[150,1],[200,0]],[[170,25],[185,12],[202,0]],"#
             + #"[[202,0],[185,-12],[170,-25]]]}"#
@@ -187,6 +188,23 @@ struct ActionCommandTests {
         let both = try CanvasCommand.run(["recognize", "--two-strokes", "--three-strokes"], input: arrow + "\n")
         #expect(both.status != 0)
         #expect(both.standardError.contains("--two-strokes and --three-strokes exclude each other"))
+        // With --after-arrow, an elbow's first run drawn after the arrow of its last run and
+        // head joins both (read as the shaft's other piece); without it, the three make none.
+        let elbow = #"{"strokes":[[[0,0],[50,1],[100,0],[150,1],[200,0]],[[170,25],[185,12],[202,0],[185,-12],"#
+            + #"[170,-25]],[[0,-150],[1,-100],[0,-50],[1,-4]]]}"#
+        let after = try CanvasCommand.run(["recognize", "--three-strokes", "--after-arrow", "--explain"], input: elbow)
+        let joined = try #require(
+            JSONSerialization.jsonObject(with: Data(after.standardOutput.utf8)) as? [String: Any])
+        #expect(joined["shape"] as? String == "elbow_arrow", "\(after.standardOutput)")
+        let joinedReadings = try #require(joined["explain"] as? [[String: Any]])
+        let joinedChosen = joinedReadings.first { $0["verdict"] as? String == "chosen" }?["fitted_to"] as? String
+        #expect(
+            joinedChosen?.hasPrefix("the first and third strokes joined as the shaft") == true, "\(joinedReadings)")
+        let alone = try CanvasCommand.run(["recognize", "--three-strokes"], input: elbow)
+        #expect(alone.standardOutput.hasPrefix(#"{"shape":"none""#), "\(alone.standardOutput)")
+        let afterAlone = try CanvasCommand.run(["recognize", "--after-arrow"], input: arrow + "\n")
+        #expect(afterAlone.status != 0)
+        #expect(afterAlone.standardError.contains("--after-arrow reads three strokes: add --three-strokes"))
     }
 
     /// `canvas recognize --joined`: a box drawn as two L's prints the rectangle they make

@@ -5,7 +5,8 @@ import Testing
 
 @testable import CanvasGeometry
 
-/// Closed shapes drawn in several strokes (`JoinedStrokes`, `ShapeRecognizer.recognize(_:after:)`):
+/// Closed shapes drawn in several strokes (`JoinedStrokes`,
+/// `ShapeRecognizer.recognize(_:after:madeAnArrow:)`):
 /// boxes, diamonds and ellipses cut into two to four strokes, drawn in any order and either
 /// way round, the pen landing a little off where the last stroke stopped; and what must not
 /// be joined: a D's stem and bowl, an arrow's closed head, strokes apart.

@@ -141,6 +141,79 @@ import Testing
         }
     }
 
+    /// An arrow made of two strokes (a shaft, then a "<" at its end), then a third stroke
+    /// that completes it, read in a row as a node reads them: the base across the head's
+    /// ends (a closed head drawn as a "<" and then its base), or a run at right angles from
+    /// the shaft's tail (an elbow connector's first run, drawn after the rest), each drawn
+    /// either way, shafts of 30 to 3,000 px in any direction. The third stroke makes one arrow
+    /// with both, in the arrow's place: a straight arrow from the shaft's tail to the head's
+    /// point, or an elbow arrow from the run's far end, bent at the shaft's tail; `explain`
+    /// names the reading.
+    @Test(arguments: RecognitionTests.seeds) func aStrokeCompletingAnArrowMadeOfTwoJoinsIt(seed: UInt64) {
+        var (pen, length, direction, tail, tip) = TwoStrokeArrowTests.shaftFrame(seed: seed)
+        let shaft = pen.stroke(through: [tail, tip], samples: 50)
+        let back = rotated(Point(x: -length * pen.random(in: 0.15...0.3), y: 0), by: direction)
+        let ends = (tip + rotated(back, by: 0.5), tip + rotated(back, by: -0.5))
+        let head = pen.stroke(through: [ends.0, tip, ends.1], samples: 30)
+        let isElbow = seed % 2 == 0
+        let side: Double = seed % 4 < 2 ? 1 : -1
+        let runStart = tail + rotated(Point(x: 0, y: side * length * pen.random(in: 0.5...1)), by: direction)
+        var third =
+            isElbow
+            ? pen.stroke(through: [runStart, tail], samples: 40) : pen.stroke(through: [ends.1, ends.0], samples: 20)
+        if seed % 3 == 0 { third.reverse() }
+        let read = ShapeRecognizer.recognizeInARow([shaft, head, third])
+        #expect(read[1].joins == 1 && read[1].shape.kind == .arrow, "seed \(seed): \(read[1])")
+        #expect(read[2].joins == 2, "seed \(seed): \(read.map(\.joins))")
+        #expect(read[2].shape.kind == (isElbow ? .elbowArrow : .arrow), "seed \(seed): \(read[2].shape.kind)")
+        let points = read[2].shape.points
+        guard read[2].joins == 2, points.count == (isElbow ? 6 : 5) else { return }
+        let size = isElbow ? runStart.distance(to: tip) : length
+        let drawn = isElbow ? [runStart, tail, tip] : [tail, tip]
+        for (index, point) in drawn.enumerated() {
+            #expect(points[index].distance(to: point) < 0.05 * size, "seed \(seed): point \(index) \(points)")
+        }
+        Self.expectChosen(
+            ShapeRecognizer.explainArrow(madeOf: shaft, head, joining: third), read[2].shape,
+            readAs: isElbow
+                ? "the first and third strokes joined as the shaft, the second as the head"
+                : "the first stroke as the shaft, the other two joined as the head",
+            seed: seed)
+    }
+
+    /// A stroke drawn after an arrow made of two that is no part of it: the side of the box
+    /// the arrow points to, across its tip; another connector's shaft ending at the same
+    /// tip, 11° off the first (with the head alone it would make an arrow of two); a circle
+    /// beside it. The
+    /// arrow stays as made, the stroke is read alone, taking neither of its strokes; and the
+    /// stroke after that one may join it (a head at the side's end), not the arrow's strokes.
+    @Test func aStrokeAfterAnArrowMadeOfTwoThatIsNoPartOfItIsReadAlone() {
+        var pen = SyntheticPen(seed: 31, jitter: 0.4)
+        let shaft = pen.stroke(through: [Point(x: 0, y: 0), Point(x: 300, y: 0)], samples: 50)
+        let head = pen.stroke(through: [Point(x: 260, y: 30), Point(x: 300, y: 0), Point(x: 260, y: -30)], samples: 30)
+        let boxSide = pen.stroke(through: [Point(x: 305, y: -200), Point(x: 305, y: 200)], samples: 60)
+        let otherShaft = pen.stroke(through: [Point(x: 0, y: 60), Point(x: 298, y: 2)], samples: 50)
+        let circle = (0...60).map { step -> Point in
+            let angle = Double(step) / 60 * 2 * .pi
+            return Point(x: 600 + 80 * cos(angle), y: 80 * sin(angle))
+        }
+        #expect(ShapeRecognizer.recognizeArrow(drawnFirst: head, then: otherShaft) != .none, "a pair with the head")
+        let thirds: [(String, [Point], ShapeKind)] = [
+            ("a box's side", boxSide, .line), ("another shaft", otherShaft, .line), ("a circle", circle, .ellipse),
+        ]
+        for (name, third, kind) in thirds {
+            let read = ShapeRecognizer.recognizeInARow([shaft, head, third])
+            #expect(read[1].joins == 1 && read[1].shape.kind == .arrow, "\(name): \(read[1])")
+            #expect(read[2].joins == 0 && read[2].shape.kind == kind, "\(name): \(read[2])")
+            #expect(ShapeRecognizer.explainArrow(madeOf: shaft, head, joining: third).shape == .none, "\(name)")
+        }
+        let sideHead = pen.stroke(
+            through: [Point(x: 275, y: 170), Point(x: 305, y: 200), Point(x: 335, y: 170)], samples: 30)
+        let read = ShapeRecognizer.recognizeInARow([shaft, head, boxSide, sideHead])
+        #expect(read.map(\.joins) == [0, 1, 0, 1], "\(read)")
+        #expect(read[3].shape.kind == .arrow, "\(read[3])")
+    }
+
     /// A first run at right angles to the shaft, near each limit of a piece: its end 0.043 of
     /// the shaft's size from the shaft's tail (within `lineDistanceTolerance`) or 0.08 (not);
     /// 45 px long on a 300 px shaft (over a tenth of the shaft's length, no hook) or 25 px

@@ -364,7 +364,8 @@ import Testing
     /// was drawn with another pen or without recognition, nor after anything else was done
     /// here in between (an erasure, another stroke), nor with a line a peer erased in part
     /// since, nor with a stroke recognised as another shape; an arrow made of two strokes is
-    /// no shaft for a third.
+    /// no shaft for a third (the head drawn again over its head joins the arrow instead: one
+    /// arrow shows).
     @Test func onlyTheNextStrokeWithTheSamePenJoinsALine() {
         let (shaft, head) = (Self.draw(Self.shaft, recognize: true), Self.draw(Self.head, recognize: true))
         #expect(Self.arrows([shaft, head]) == 1, "the arrow itself")
@@ -382,7 +383,9 @@ import Testing
         Self.perform(shaft, on: &erasedByAPeer)
         _ = erasedByAPeer.apply(.delete(StrokeID("me_2"), start: 0.25, end: 0.5))
         #expect(erasedByAPeer.edit(for: head).shape == .none, "the line erased in part by a peer")
-        #expect(Self.arrows([shaft, head, head]) == 1, "no second head on the arrow")
+        var headTwice = Replica(author: "me")
+        for action in [shaft, head, head] { Self.perform(action, on: &headTwice) }
+        #expect(Self.visiblePoints(headTwice).values.map(\.count) == [5], "one arrow, no second head on it")
         #expect(Self.arrows([Self.draw(Self.roughRectangle, recognize: true), head]) == 0, "a rectangle is no shaft")
     }
 
@@ -479,6 +482,42 @@ import Testing
         let undone = Self.visiblePoints(replica)
         #expect(undone.count == 3, "the two lines and the head: \(undone.keys)")
         #expect(Set(undone.values.map(\.count)) == Set(shown.values.map(\.count) + [Self.head.count]))
+    }
+
+    /// A closed head drawn as a "<" after the shaft (the two make an arrow), then its base
+    /// (recognition on): the base joins the arrow, in its place: the arrow erased once
+    /// (both its strokes show as it) and the base, one arrow added. One undo brings back the
+    /// arrow of two (once) and the base as drawn, the next takes the base away, the next
+    /// brings back the shaft's line and the "<" as drawn.
+    @Test func aBaseDrawnAfterAnArrowOfTwoJoinsIt() {
+        var replica = Replica(author: "me")
+        let line = replica.edit(for: Self.draw(Self.shaft, recognize: true))
+        #expect(line.shape == .line)
+        for operation in line.operations { _ = replica.apply(operation) }
+        let arrowOfTwo = replica.edit(for: Self.draw(Self.head, recognize: true))
+        #expect(arrowOfTwo.shape == .arrow)
+        for operation in arrowOfTwo.operations { _ = replica.apply(operation) }
+        let base = (0...6).map { Point(x: 160, y: -30 + Double($0) * 10) }
+        let edit = replica.edit(for: Self.draw(base, recognize: true))
+        #expect(edit.shape == .arrow)
+        #expect(Self.deletedStrokes(edit) == ["me_4", "me_5"], "the arrow of two, once, and the base")
+        for operation in edit.operations { _ = replica.apply(operation) }
+        let arrow = Self.visiblePoints(replica)
+        #expect(arrow.keys.map(\.rawValue) == ["me_6"], "the arrow alone shows: \(arrow.keys)")
+        let points = arrow[StrokeID("me_6")] ?? []
+        #expect(points.count == 5, "tail, tip, barb, tip, barb: \(points)")
+        for (index, drawn) in [(0, Point(x: 0, y: 0)), (1, Point(x: 203, y: 0))] {
+            #expect(points.count > index && points[index].distance(to: drawn) < 3, "point \(index): \(points)")
+        }
+        for (step, expected) in [[5, base.count], [5], [2, Self.head.count]].enumerated() {
+            let undone = Self.perform(.undo, on: &replica)
+            let shown = Self.visiblePoints(replica).values.map(\.count).sorted()
+            #expect(shown == expected.sorted(), "after undo: \(shown)")
+            if step == 0 {
+                let added = undone.filter { if case .add = $0 { true } else { false } }
+                #expect(added.count == 2, "the arrow of two brought back once, and the base: \(undone)")
+            }
+        }
     }
 
     /// A box drawn as two L's (recognition on): the second makes one rectangle of both, the
@@ -588,10 +627,12 @@ import Testing
         #expect(arrow.shape == .arrow, "a line and a head: one arrow of both")
         for operation in arrow.operations { _ = mine.apply(operation) }
         sent += arrow.operations
+        // The arrow of three below the first (drawn over it, its shaft would join it).
+        let below = Point(x: 0, y: 100)
         let barbs = [Array(Self.head[...3]), Array(Self.head[3...])]
-        sent += Self.perform(Self.draw(Self.shaft, recognize: true), on: &mine)
-        sent += Self.perform(Self.draw(barbs[0], recognize: true), on: &mine)
-        let arrowOfThree = mine.edit(for: Self.draw(barbs[1], recognize: true))
+        sent += Self.perform(Self.draw(Self.shaft.map { $0 + below }, recognize: true), on: &mine)
+        sent += Self.perform(Self.draw(barbs[0].map { $0 + below }, recognize: true), on: &mine)
+        let arrowOfThree = mine.edit(for: Self.draw(barbs[1].map { $0 + below }, recognize: true))
         #expect(arrowOfThree.shape == .arrow, "a line and two barbs: one arrow of the three")
         for operation in arrowOfThree.operations { _ = mine.apply(operation) }
         sent += arrowOfThree.operations

@@ -21,7 +21,7 @@ extension ShapeKind {
     }
 
     /// A line or no shape: what a stroke read alone may be to be joined with the strokes
-    /// drawn next to it (`ShapeRecognizer.recognize(_:after:)`, `StrokesBefore`).
+    /// drawn next to it (`ShapeRecognizer.recognize(_:after:madeAnArrow:)`, `StrokesBefore`).
     var mayBeJoined: Bool { self == .line || self == .none }
 
     /// A rectangle, a diamond or a parallelogram: four corners.

@@ -18,9 +18,10 @@ extension ShapeRecognizer {
         /// An arrow of three strokes: stroke `shaft` (0 the first drawn) the shaft, the other
         /// two joined into its head (`TwoStrokeArrow.joinedHead`), open or closed (nil: not yet known).
         case threeStrokes(shaft: Int, closedHead: Bool?)
-        /// An arrow of three strokes: the first two joined into its shaft
-        /// (`TwoStrokeArrow.joinedShaft`), the third its head, open or closed (nil: not yet known).
-        case shaftInTwoPieces(closedHead: Bool?)
+        /// An arrow of three strokes: stroke `head` its head (2 the last drawn), open or
+        /// closed (nil: not yet known), the other two joined into its shaft
+        /// (`TwoStrokeArrow.joinedShaft`).
+        case shaftInTwoPieces(head: Int, closedHead: Bool?)
         /// A double arrow (`DoubleArrowFit`), its heads at the stroke's start and end open or
         /// closed, compared with the whole stroke or with it sampled `ElbowArrowFit.fineness`
         /// times as finely (small heads are a sample or two of the whole).
@@ -75,8 +76,12 @@ extension ShapeRecognizer {
                 "the \(["first", "second", "third"][min(shaft, 2)]) stroke as the shaft, "
                     + "the other two joined as the head"
                     + (closedHead.map { $0 ? ", a closed head" : ", an open head" } ?? "")
-            case .shaftInTwoPieces(let closedHead):
-                "the first two strokes joined as the shaft, the third as the head"
+            case .shaftInTwoPieces(let head, let closedHead):
+                [
+                    "the second and third strokes joined as the shaft, the first as the head",
+                    "the first and third strokes joined as the shaft, the second as the head",
+                    "the first two strokes joined as the shaft, the third as the head",
+                ][min(max(head, 0), 2)]
                     + (closedHead.map { $0 ? ", a closed head" : ", an open head" } ?? "")
             case .doubleArrow(let firstClosed, let lastClosed, let finelySampled):
                 (finelySampled ? FittedTo.ArrowReading.wholeFinelySampled : .whole).description

@@ -32,7 +32,22 @@ extension ShapeRecognizer {
     /// 3. else, the stroke a line or no shape on its own, a closed shape joined with the last
     ///    one, two or three (`recognizeClosedShape(joining:)`), the fewest that make one;
     /// 4. else the stroke alone.
-    public static func recognize(_ points: [Point], after previous: [[Point]]) -> ShapeInARow {
+    ///
+    /// With `madeAnArrow`, `previous` are instead the two strokes of an arrow already made of
+    /// them (a shaft and its head, `StrokesBefore.madeAnArrow`): the stroke makes an arrow
+    /// with them both (`recognizeArrow(madeOf:_:joining:)`: a closed head's base drawn after
+    /// its two sides, an elbow's first run drawn after the rest), taking the arrow's place,
+    /// or else is read alone (it takes no stroke of the arrow from it).
+    public static func recognize(_ points: [Point], after previous: [[Point]], madeAnArrow: Bool = false)
+        -> ShapeInARow
+    {
+        if madeAnArrow {
+            if previous.count == 2 {
+                let arrow = recognizeArrow(madeOf: previous[0], previous[1], joining: points)
+                if arrow.kind != .none { return ShapeInARow(shape: arrow, joins: 2) }
+            }
+            return ShapeInARow(shape: recognize(points), joins: 0)
+        }
         let previous = previous.suffix(mostStrokesBefore)
         if previous.count >= 2 {
             let (first, second) = (previous[previous.endIndex - 2], previous[previous.endIndex - 1])
@@ -53,40 +68,61 @@ extension ShapeRecognizer {
     }
 }
 
-/// The strokes drawn just before the next, that it may join (`ShapeRecognizer.recognize(_:after:)`):
+/// The strokes drawn just before the next, that it may join (`ShapeRecognizer.recognize(_:after:madeAnArrow:)`):
 /// each stroke left as drawn or recognised as a line is one, up to the last
-/// `ShapeRecognizer.mostStrokesBefore`; a stroke that made another shape, alone or with
-/// strokes before it, leaves none (nor does any other action: `removeAll`). `Part` is what
-/// the holder knows a stroke by: its points, or its identifiers in a room (`Replica`).
+/// `ShapeRecognizer.mostStrokesBefore`; after two strokes that made an arrow together (a
+/// shaft and its head), those two, which the next may join as a third (`madeAnArrow`); a
+/// stroke that made any other shape, alone or with strokes before it, leaves none (nor does
+/// any other action: `removeAll`). `Part` is what the holder knows a stroke by: its points,
+/// or its identifiers in a room (`Replica`).
 public struct StrokesBefore<Part> {
     /// The strokes, the earliest first.
     public private(set) var parts: [Part] = []
+    /// Whether `parts` are the two strokes of an arrow made of them: the next stroke may
+    /// make an arrow with both, in the arrow's place, and with nothing else.
+    public private(set) var madeAnArrow = false
 
     /// None yet.
     public init() {}
 
-    /// After a stroke, `part`, read as `reading`.
-    public mutating func note(_ part: Part, readAs reading: ShapeRecognizer.ShapeInARow) {
-        guard reading.joins == 0, reading.shape.kind.mayBeJoined else {
-            parts.removeAll()
+    /// After a stroke, `part`, read as `reading`. When it made an arrow with the one stroke
+    /// before it, `joined` gives what each of the two is known by now (for a holder that
+    /// knows a stroke by the stroke the room shows for it: the arrow).
+    public mutating func note(
+        _ part: Part, readAs reading: ShapeRecognizer.ShapeInARow, joined: (Part) -> Part = { $0 }
+    ) {
+        let madeArrowOfTwo =
+            !madeAnArrow && reading.joins == 1 && [.arrow, .elbowArrow].contains(reading.shape.kind)
+        guard madeArrowOfTwo || (reading.joins == 0 && reading.shape.kind.mayBeJoined) else {
+            removeAll()
             return
         }
+        if madeArrowOfTwo {
+            parts = (parts.suffix(1) + [part]).map(joined)
+            madeAnArrow = true
+            return
+        }
+        if madeAnArrow { removeAll() }
         parts.append(part)
         if parts.count > ShapeRecognizer.mostStrokesBefore { parts.removeFirst() }
     }
 
     /// After anything else done: no stroke before the next.
-    public mutating func removeAll() { parts.removeAll() }
+    public mutating func removeAll() {
+        parts.removeAll()
+        madeAnArrow = false
+    }
 }
 
 extension ShapeRecognizer {
     /// What each of `strokes`, drawn one after the other with recognition on and one pen,
-    /// nothing else done between, makes with those before it (`recognize(_:after:)`): what a
-    /// node replacing them as they are drawn shows (`canvas recognize --in-a-row`).
+    /// nothing else done between, makes with those before it (`recognize(_:after:madeAnArrow:)`,
+    /// the strokes before kept by `StrokesBefore`): what a node replacing them as they are
+    /// drawn shows (`canvas recognize --in-a-row`).
     public static func recognizeInARow(_ strokes: [[Point]]) -> [ShapeInARow] {
         var before = StrokesBefore<[Point]>()
         return strokes.map { stroke in
-            let reading = recognize(stroke, after: before.parts)
+            let reading = recognize(stroke, after: before.parts, madeAnArrow: before.madeAnArrow)
             before.note(stroke, readAs: reading)
             return reading
         }

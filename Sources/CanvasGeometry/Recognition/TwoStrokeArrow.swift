@@ -557,10 +557,36 @@ extension ShapeRecognizer {
         return readings
     }
 
+    /// The arrow that `stroke` makes with `first` and `second`, the strokes of an arrow
+    /// already made of them (a shaft and its head, `first` drawn first): what
+    /// `recognizeArrow(drawnFirst:then:then:)` makes of the three, or else a shaft drawn in two
+    /// pieces of which `stroke` is one, drawn after the rest (an elbow connector's first run
+    /// added to the arrow of its last run and head), the other piece `first` or `second` and
+    /// the head the other (`TwoStrokeArrow.joinedShaft`); `.none` when they make none. What a
+    /// node makes of a stroke drawn after two that made an arrow
+    /// (`recognize(_:after:madeAnArrow:)`).
+    public static func recognizeArrow(madeOf first: [Point], _ second: [Point], joining stroke: [Point])
+        -> RecognizedShape
+    {
+        threeStrokeArrowReadings([first, second, stroke], decidingOnly: true, headsOfPieces: [2, 1, 0])
+            .chosenShape
+    }
+
+    /// What `recognizeArrow(madeOf:_:joining:)` decides and why.
+    public static func explainArrow(madeOf first: [Point], _ second: [Point], joining stroke: [Point])
+        -> RecognitionExplanation
+    {
+        threeStrokeArrowReadings([first, second, stroke], decidingOnly: false, headsOfPieces: [2, 1, 0])
+            .explanation
+    }
+
     /// The readings of three strokes: each the shaft in turn, the other two joined into its
-    /// head (`TwoStrokeArrow.joinedHead`); and when none of those is an arrow, the first two
-    /// joined into the shaft, the third its head (`TwoStrokeArrow.joinedShaft`).
-    static func threeStrokeArrowReadings(_ strokes: [[Point]], decidingOnly: Bool) -> ArrowReadings {
+    /// head (`TwoStrokeArrow.joinedHead`); and when none of those is an arrow, two joined into
+    /// the shaft, the other its head (`TwoStrokeArrow.joinedShaft`), for each of
+    /// `headsOfPieces` in turn (by default the third, the first two the pieces) until one is.
+    static func threeStrokeArrowReadings(
+        _ strokes: [[Point]], decidingOnly: Bool, headsOfPieces: [Int] = [2]
+    ) -> ArrowReadings {
         var readings = ArrowReadings(decidingOnly: decidingOnly)
         for shaft in strokes.indices {
             let headStrokes = strokes.indices.filter { $0 != shaft }.map { strokes[$0] }
@@ -572,11 +598,13 @@ extension ShapeRecognizer {
         }
         // When none of those is an arrow: the shaft drawn in two pieces, one after the other,
         // and then the head (a shaft and a barb drawn on from its tip meet as pieces do).
-        guard !readings.anyAccepted else { return readings }
-        let reading = TwoStrokeArrow.joinedShaft(strokes[0], strokes[1], decidingOnly: decidingOnly).flatMap { shaft in
-            TwoStrokeArrow.read(shaft: shaft, head: strokes[2], decidingOnly: decidingOnly)
+        for head in headsOfPieces where !readings.anyAccepted {
+            let pieces = strokes.indices.filter { $0 != head }.map { strokes[$0] }
+            let reading = TwoStrokeArrow.joinedShaft(pieces[0], pieces[1], decidingOnly: decidingOnly).flatMap {
+                TwoStrokeArrow.read(shaft: $0, head: strokes[head], decidingOnly: decidingOnly)
+            }
+            readings.add(reading) { .shaftInTwoPieces(head: head, closedHead: $0) }
         }
-        readings.add(reading) { .shaftInTwoPieces(closedHead: $0) }
         return readings
     }
 }
