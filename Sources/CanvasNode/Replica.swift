@@ -191,8 +191,7 @@ public struct Replica: Sendable {
                     drawnPoints: drawn.points, shown: part.shown, shownPointCount: shown.points.count),
                 at: 0)
         }
-        // The two strokes of an arrow are read together or not at all.
-        if before.madeAnArrow && previous.count != before.parts.count { previous = [] }
+        // The two strokes of an arrow show as it: both are read, or neither.
         let reading = ShapeRecognizer.recognize(
             points, after: previous.map(\.drawnPoints), madeAnArrow: before.madeAnArrow)
         let taken = Array(previous.suffix(reading.joins))

@@ -26,7 +26,8 @@ struct Recognize: ParsableCommand {
             in either order) or none; with --three-strokes, three strokes, the arrow a shaft and a \
             head drawn in two strokes (two barbs apart, or a closed head's sides) make, in any \
             order, or a shaft drawn in two pieces (the first two) and its head; with --after-arrow \
-            too, the first two made an arrow already (as a node keeps them), and the shape printed \
+            too, the first two are taken to have made an arrow already (as a node keeps them), and \
+            the shape printed \
             is the arrow the third makes with both in its place (a closed head's base, an elbow's \
             first run drawn after the rest) or none. With --joined, each line holds two to four \
             strokes, and the shape printed is the \
@@ -52,7 +53,7 @@ struct Recognize: ParsableCommand {
     @Flag(help: "Read three strokes a line (\"strokes\") and print the arrow they make together.")
     var threeStrokes = false
 
-    @Flag(help: "With --three-strokes: the first two made an arrow already, which the third may join.")
+    @Flag(help: "With --three-strokes: the first two taken to have made an arrow, which the third may join.")
     var afterArrow = false
 
     @Flag(help: "Read two to four strokes a line (\"strokes\") and print the closed shape they make joined.")

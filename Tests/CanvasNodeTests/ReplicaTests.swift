@@ -520,6 +520,47 @@ import Testing
         }
     }
 
+    /// A stroke after an arrow of two joins it only as the next stroke with the same pen,
+    /// nothing done between: not a base of another colour, nor after an undo or an erasure
+    /// (each left a line beside the arrow, or beside its two strokes brought back); drawn
+    /// live (begin, extend, end) the base joins as a drawn one does. A head at the arrow's
+    /// tail is no part of it: the arrow stays and the head is left as drawn. Three undos
+    /// then three redos after a join show the joined arrow again.
+    @Test func onlyTheNextStrokeWithTheSamePenJoinsAnArrowOfTwo() {
+        let (shaft, head) = (Self.draw(Self.shaft, recognize: true), Self.draw(Self.head, recognize: true))
+        let base = (0...6).map { Point(x: 160, y: -30 + Double($0) * 10) }
+        /// The visible strokes' point counts after `actions` on a new replica.
+        func shown(_ actions: [LocalAction]) -> [Int] {
+            var replica = Replica(author: "me")
+            for action in actions { Self.perform(action, on: &replica) }
+            return Self.visiblePoints(replica).values.map(\.count).sorted()
+        }
+        #expect(shown([shaft, head, Self.draw(base, recognize: true)]) == [5], "one arrow")
+        let red = LocalAction.draw(
+            points: base, weight: 2, colour: Colour(red: 200, green: 0, blue: 0), recognize: true)
+        #expect(shown([shaft, head, red]) == [2, 5], "another colour: the arrow, and the base a line")
+        #expect(shown([shaft, head, .undo, Self.draw(base, recognize: true)]) == [2, 2, Self.head.count], "an undo")
+        let erase = LocalAction.erase(points: [Point(x: 500, y: 500)], radius: 5)
+        #expect(shown([shaft, head, erase, Self.draw(base, recognize: true)]) == [2, 5], "an erasure between")
+        let tailHead = Self.head.map { Point(x: 203 - $0.x, y: $0.y) }
+        #expect(
+            shown([shaft, head, Self.draw(tailHead, recognize: true)]) == [5, tailHead.count], "a head at the tail")
+        var live = Replica(author: "me")
+        for action in [shaft, head] { Self.perform(action, on: &live) }
+        let begun = Self.perform(.begin(points: Array(base.prefix(2)), weight: 2, colour: .black), on: &live)
+        let id = begun[0].strokeID
+        Self.perform(.extend(stroke: id, points: Array(base.dropFirst(2))), on: &live)
+        let ended = live.edit(for: .end(stroke: id, recognize: true))
+        #expect(ended.shape == .arrow, "a base drawn live")
+        for operation in ended.operations { _ = live.apply(operation) }
+        let joined = Self.drawing(live)
+        for _ in 0..<3 { Self.perform(.undo, on: &live) }
+        #expect(Self.visiblePoints(live).values.map(\.count).sorted() == [2, Self.head.count], "undone")
+        for _ in 0..<3 { Self.perform(.redo, on: &live) }
+        #expect(Self.visiblePoints(live).values.map(\.count) == [5], "redone: the joined arrow")
+        #expect(Self.drawing(live) == joined, "the same arrow")
+    }
+
     /// A box drawn as two L's (recognition on): the second makes one rectangle of both, the
     /// first erased entirely with it; one undo brings both back as drawn. Drawn as four sides
     /// (each a line on its own), the fourth makes the rectangle of all four, the three lines

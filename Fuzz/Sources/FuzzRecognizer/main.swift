@@ -67,6 +67,11 @@ func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         ShapeRecognizer.recognizeArrow(drawnFirst: first, then: middle, then: last),
         explained: ShapeRecognizer.explainArrow(drawnFirst: first, then: middle, then: last).shape,
         of: "three strokes")
+    // The same three read as a node reads a third stroke after two that made an arrow.
+    checkArrow(
+        ShapeRecognizer.recognizeArrow(madeOf: first, middle, joining: last),
+        explained: ShapeRecognizer.explainArrow(madeOf: first, middle, joining: last).shape,
+        of: "a stroke joining an arrow of two")
     // The three strokes joined into a closed shape, and read one after the other as a node
     // reads them: each reading joins no more strokes than were drawn before it.
     let strokes = [first, middle, last]

@@ -34,13 +34,12 @@ extension ShapeRecognizer {
     /// 4. else the stroke alone.
     ///
     /// With `madeAnArrow`, `previous` are instead the two strokes of an arrow already made of
-    /// them (a shaft and its head, `StrokesBefore.madeAnArrow`): the stroke makes an arrow
-    /// with them both (`recognizeArrow(madeOf:_:joining:)`: a closed head's base drawn after
-    /// its two sides, an elbow's first run drawn after the rest), taking the arrow's place,
-    /// or else is read alone (it takes no stroke of the arrow from it).
-    public static func recognize(_ points: [Point], after previous: [[Point]], madeAnArrow: Bool = false)
-        -> ShapeInARow
-    {
+    /// them (a shaft and its head, `StrokesBefore.madeAnArrow`; fewer than two, as when one
+    /// is no longer there: none): the stroke makes an arrow with them both
+    /// (`recognizeArrow(madeOf:_:joining:)`: a closed head's base drawn after its two sides,
+    /// an elbow's first run drawn after the rest), taking the arrow's place, or else is read
+    /// alone (it takes no stroke of the arrow from it).
+    public static func recognize(_ points: [Point], after previous: [[Point]], madeAnArrow: Bool) -> ShapeInARow {
         if madeAnArrow {
             if previous.count == 2 {
                 let arrow = recognizeArrow(madeOf: previous[0], previous[1], joining: points)
