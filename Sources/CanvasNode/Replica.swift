@@ -191,7 +191,8 @@ public struct Replica: Sendable {
                     drawnPoints: drawn.points, shown: part.shown, shownPointCount: shown.points.count),
                 at: 0)
         }
-        // The two strokes of an arrow show as it: both are read, or neither.
+        // The two strokes of an arrow both show as it: the loop above keeps both or neither, and
+        // `recognize` reads a stroke after fewer than two of an arrow's alone.
         let reading = ShapeRecognizer.recognize(
             points, after: previous.map(\.drawnPoints), madeAnArrow: before.madeAnArrow)
         let taken = Array(previous.suffix(reading.joins))
