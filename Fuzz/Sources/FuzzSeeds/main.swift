@@ -175,7 +175,25 @@ try write("FuzzRecognizer", [
 ])
 
 // A user's session for FuzzLocalActions: drawing with and without recognition, a stroke
-// drawn as it moves, erasing, undoing and redoing (docs/actions.md).
+// drawn as it moves, erasing, undoing and redoing (docs/actions.md). A second draws arrows
+// in strokes: a shaft (a line) and a "<" at its end make an arrow, the base across the "<"
+// joins it (a closed head), undone and redone; then a shaft, its head, and an elbow's first
+// run drawn after them, which joins that arrow.
+func drawnWithRecognition(_ points: [(Double, Double)]) -> String {
+    let list = points.map { "[\($0.0),\($0.1)]" }.joined(separator: ",")
+    return #"{"action":"draw","points":["# + list + #"],"weight":2,"colour":[0,0,0],"recognize":true}"#
+}
+let wavyShaft = polyline([(0, 0), (195, 0)], steps: 39).enumerated().map { ($1.0, $0 % 2 == 0 ? 0.4 : -0.4) }
+let arrowHead = polyline([(160, 30), (203, 0), (160, -30)], steps: 3)
+let arrowSession = [
+    drawnWithRecognition(wavyShaft), drawnWithRecognition(arrowHead),
+    drawnWithRecognition(polyline([(160, -30), (160, 30)], steps: 6)),
+    #"{"action":"undo"}"#, #"{"action":"undo"}"#, #"{"action":"undo"}"#,
+    #"{"action":"redo"}"#, #"{"action":"redo"}"#, #"{"action":"redo"}"#,
+    drawnWithRecognition(wavyShaft.map { ($0.0, $0.1 + 300) }),
+    drawnWithRecognition(arrowHead.map { ($0.0, $0.1 + 300) }),
+    drawnWithRecognition(polyline([(0, 150), (0, 298)], steps: 30)),
+].joined(separator: "\n")
 try write("FuzzLocalActions", [Array("""
     {"action":"draw","points":[[10,10],[40,10],[40,30],[10,30],[10,11]],"weight":2,"colour":[0,0,0],"recognize":true}
     {"action":"draw","points":[[0,0],[50,80],[100,0],[150,80]],"weight":3,"colour":[200,0,0],"recognize":false}
@@ -188,4 +206,4 @@ try write("FuzzLocalActions", [Array("""
     {"action":"redo"}
     {"action":"draw","points":[[300,300],[350,350]],"weight":1,"colour":[0,128,0],"recognize":true}
     {"action":"redo"}
-    """.utf8)])
+    """.utf8), Array(arrowSession.utf8)])
