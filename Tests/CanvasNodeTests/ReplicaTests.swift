@@ -437,7 +437,8 @@ import Testing
         #expect(Self.arrows([shaft, Self.draw(Self.roughRectangle, recognize: true), upperBarb, lowerBarb]) == 0)
         // A closed head in two strokes: one side, then the other two (no head on its own),
         // makes the arrow at its second stroke; drawn as a "<" and then its base, the "<"
-        // makes the arrow with the shaft, and the base is left as drawn.
+        // makes the arrow with the shaft (which the base then joins:
+        // `aBaseDrawnAfterAnArrowOfTwoJoinsIt`).
         let (tip, ends) = (Self.head[3], (Self.head[0], Self.head[6]))
         /// Six points a leg through `corners`.
         func legs(_ corners: [Point]) -> [Point] {
