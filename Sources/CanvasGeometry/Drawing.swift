@@ -67,14 +67,18 @@ public enum Drawing {
         colour: Colour, id: StrokeID, shapeID: StrokeID
     ) -> Result {
         guard shape.kind != .none, !shape.points.isEmpty else { return Result(operations: [], shape: .none) }
-        var erased: [Operation] = []
-        var shown: Set<StrokeID> = []
-        for stroke in previous where shown.insert(stroke.shown).inserted {
-            erased.append(.delete(stroke.shown, start: 0, end: Double(max(stroke.shownPointCount - 1, 1))))
-        }
-        erased.append(.delete(id, start: 0, end: Double(max(points.count - 1, 1))))
+        let erased: [Operation] =
+            shownOnce(previous).map { .delete($0.shown, start: 0, end: Double(max($0.shownPointCount - 1, 1))) }
+            + [.delete(id, start: 0, end: Double(max(points.count - 1, 1)))]
         let added = adding(shape, weight: weight, colour: colour, as: shapeID)
         return Result(operations: erased + added, shape: shape.kind)
+    }
+
+    /// `previous` with each stroke the room shows for them once, in their order: two strokes
+    /// that made an arrow both show as it.
+    public static func shownOnce(_ previous: [PreviousStroke]) -> [PreviousStroke] {
+        var seen: Set<StrokeID> = []
+        return previous.filter { seen.insert($0.shown).inserted }
     }
 
     /// ADD and APPEND of `shape` as the stroke `id`, a polyline (`is_shape`).

@@ -201,14 +201,13 @@ public struct Replica: Sendable {
         if taken.isEmpty {
             if replaced.shape != .none { record(.shape(shapeID, replacing: id, erasedBefore: erasedBefore)) }
         } else {
-            // The strokes the room showed, each once (both strokes of an arrow show as the arrow).
-            var shown: [StrokeID] = []
-            for stroke in taken.reversed() where !shown.contains(stroke.shown) { shown.append(stroke.shown) }
+            // The strokes the room showed, each once, the latest first.
+            let restored = Drawing.shownOnce(taken).reversed().map {
+                Restoration(stroke: $0.shown, erasedBefore: IntervalSet())
+            }
             record(
                 .replaced(
-                    removing: [shapeID],
-                    restoring: [Restoration(stroke: id, erasedBefore: IntervalSet())]
-                        + shown.map { Restoration(stroke: $0, erasedBefore: IntervalSet()) }))
+                    removing: [shapeID], restoring: [Restoration(stroke: id, erasedBefore: IntervalSet())] + restored))
         }
         strokesBefore = before
         strokesBefore.note(

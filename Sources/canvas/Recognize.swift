@@ -27,11 +27,10 @@ struct Recognize: ParsableCommand {
             head drawn in two strokes (two barbs apart, or a closed head's sides) make, in any \
             order, or a shaft drawn in two pieces (the first two) and its head; with --after-arrow \
             too, the first two are taken to have made an arrow already (as a node keeps them), and \
-            the shape printed \
-            is the arrow the third makes with both in its place (a closed head's base, an elbow's \
-            first run drawn after the rest) or none. With --joined, each line holds two to four \
-            strokes, and the shape printed is the \
-            closed shape they make joined end to end in any order, or where one runs on across \
+            the shape printed is the arrow the third makes with both in its place (a closed head's \
+            base, an elbow's first run drawn after the rest) or none. With --joined, each line \
+            holds two to four strokes, and the shape printed is the closed shape they make joined \
+            end to end in any order, or where one runs on across \
             the next (a box drawn as two L's, a circle as two arcs) or none. With --in-a-row, each \
             line holds any number of strokes drawn one after the other, and prints {"shapes": \
             [{"shape": …, "joins": N, "points": \
@@ -114,23 +113,16 @@ struct Recognize: ParsableCommand {
                     explanation = explain ? ShapeRecognizer.explainArrow(drawnFirst: strokes[0], then: strokes[1]) : nil
                     shape =
                         explanation?.shape ?? ShapeRecognizer.recognizeArrow(drawnFirst: strokes[0], then: strokes[1])
-                } else if threeStrokes && afterArrow {
-                    let strokes = try StrokeSample.strokesDrawnTogether(3, from: line)
-                    explanation =
-                        explain
-                        ? ShapeRecognizer.explainArrow(madeOf: strokes[0], strokes[1], joining: strokes[2]) : nil
-                    shape =
-                        explanation?.shape
-                        ?? ShapeRecognizer.recognizeArrow(madeOf: strokes[0], strokes[1], joining: strokes[2])
                 } else if threeStrokes {
                     let strokes = try StrokeSample.strokesDrawnTogether(3, from: line)
-                    explanation =
-                        explain
-                        ? ShapeRecognizer.explainArrow(drawnFirst: strokes[0], then: strokes[1], then: strokes[2])
-                        : nil
-                    shape =
-                        explanation?.shape
-                        ?? ShapeRecognizer.recognizeArrow(drawnFirst: strokes[0], then: strokes[1], then: strokes[2])
+                    let (recognize, explainArrow) =
+                        afterArrow
+                        ? (ShapeRecognizer.recognizeArrow(madeOf:_:joining:),
+                           ShapeRecognizer.explainArrow(madeOf:_:joining:))
+                        : (ShapeRecognizer.recognizeArrow(drawnFirst:then:then:),
+                           ShapeRecognizer.explainArrow(drawnFirst:then:then:))
+                    explanation = explain ? explainArrow(strokes[0], strokes[1], strokes[2]) : nil
+                    shape = explanation?.shape ?? recognize(strokes[0], strokes[1], strokes[2])
                 } else {
                     let points = try StrokeSample.points(from: line)
                     explanation = explain ? ShapeRecognizer.explain(points) : nil

@@ -139,9 +139,14 @@ import Testing
     /// Applies what `action` stands for; returns those operations.
     @discardableResult
     static func perform(_ action: LocalAction, on replica: inout Replica) -> [CanvasCore.Operation] {
-        let operations = replica.edit(for: action).operations
-        for operation in operations { _ = replica.apply(operation) }
-        return operations
+        edited(action, on: &replica).operations
+    }
+
+    /// Applies what `action` stands for; returns the edit (those operations and the shape).
+    static func edited(_ action: LocalAction, on replica: inout Replica) -> Replica.LocalEdit {
+        let edit = replica.edit(for: action)
+        for operation in edit.operations { _ = replica.apply(operation) }
+        return edit
     }
 
     /// `value` of each stroke that shows, by name.
@@ -462,16 +467,12 @@ import Testing
         var replica = Replica(author: "me")
         let firstRun = (0..<30).map { step in Point(x: step % 2 == 0 ? 0.4 : -0.4, y: -150 + Double(step) * 5) }
         for run in [firstRun, Self.shaft] {
-            let edit = replica.edit(for: Self.draw(run, recognize: true))
-            #expect(edit.shape == .line)
-            for operation in edit.operations { _ = replica.apply(operation) }
+            #expect(Self.edited(Self.draw(run, recognize: true), on: &replica).shape == .line)
         }
         let shown = Self.visiblePoints(replica)
-        let edit = replica.edit(for: Self.draw(Self.head, recognize: true))
+        let edit = Self.edited(Self.draw(Self.head, recognize: true), on: &replica)
         #expect(edit.shape == .elbowArrow)
-        let deleted = Self.deletedStrokes(edit)
-        #expect(deleted == ["me_2", "me_4", "me_5"], "the runs' lines and the head")
-        for operation in edit.operations { _ = replica.apply(operation) }
+        #expect(Self.deletedStrokes(edit) == ["me_2", "me_4", "me_5"], "the runs' lines and the head")
         let arrow = Self.visiblePoints(replica)
         #expect(arrow.keys.map(\.rawValue) == ["me_6"], "the arrow alone shows: \(arrow.keys)")
         let points = arrow[StrokeID("me_6")] ?? []
@@ -492,17 +493,12 @@ import Testing
     /// brings back the shaft's line and the "<" as drawn.
     @Test func aBaseDrawnAfterAnArrowOfTwoJoinsIt() {
         var replica = Replica(author: "me")
-        let line = replica.edit(for: Self.draw(Self.shaft, recognize: true))
-        #expect(line.shape == .line)
-        for operation in line.operations { _ = replica.apply(operation) }
-        let arrowOfTwo = replica.edit(for: Self.draw(Self.head, recognize: true))
-        #expect(arrowOfTwo.shape == .arrow)
-        for operation in arrowOfTwo.operations { _ = replica.apply(operation) }
+        #expect(Self.edited(Self.draw(Self.shaft, recognize: true), on: &replica).shape == .line)
+        #expect(Self.edited(Self.draw(Self.head, recognize: true), on: &replica).shape == .arrow)
         let base = (0...6).map { Point(x: 160, y: -30 + Double($0) * 10) }
-        let edit = replica.edit(for: Self.draw(base, recognize: true))
+        let edit = Self.edited(Self.draw(base, recognize: true), on: &replica)
         #expect(edit.shape == .arrow)
         #expect(Self.deletedStrokes(edit) == ["me_4", "me_5"], "the arrow of two, once, and the base")
-        for operation in edit.operations { _ = replica.apply(operation) }
         let arrow = Self.visiblePoints(replica)
         #expect(arrow.keys.map(\.rawValue) == ["me_6"], "the arrow alone shows: \(arrow.keys)")
         let points = arrow[StrokeID("me_6")] ?? []
@@ -551,9 +547,7 @@ import Testing
         let begun = Self.perform(.begin(points: Array(base.prefix(2)), weight: 2, colour: .black), on: &live)
         let id = begun[0].strokeID
         Self.perform(.extend(stroke: id, points: Array(base.dropFirst(2))), on: &live)
-        let ended = live.edit(for: .end(stroke: id, recognize: true))
-        #expect(ended.shape == .arrow, "a base drawn live")
-        for operation in ended.operations { _ = live.apply(operation) }
+        #expect(Self.edited(.end(stroke: id, recognize: true), on: &live).shape == .arrow, "a base drawn live")
         let joined = Self.drawing(live)
         for _ in 0..<3 { Self.perform(.undo, on: &live) }
         #expect(Self.visiblePoints(live).values.map(\.count).sorted() == [2, Self.head.count], "undone")

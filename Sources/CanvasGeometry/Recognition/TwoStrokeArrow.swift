@@ -568,7 +568,7 @@ extension ShapeRecognizer {
     public static func recognizeArrow(madeOf first: [Point], _ second: [Point], joining stroke: [Point])
         -> RecognizedShape
     {
-        threeStrokeArrowReadings([first, second, stroke], decidingOnly: true, headsOfPieces: [2, 1, 0])
+        threeStrokeArrowReadings([first, second, stroke], decidingOnly: true, headsOfPieces: headsAfterAnArrow)
             .chosenShape
     }
 
@@ -576,9 +576,14 @@ extension ShapeRecognizer {
     public static func explainArrow(madeOf first: [Point], _ second: [Point], joining stroke: [Point])
         -> RecognitionExplanation
     {
-        threeStrokeArrowReadings([first, second, stroke], decidingOnly: false, headsOfPieces: [2, 1, 0])
+        threeStrokeArrowReadings([first, second, stroke], decidingOnly: false, headsOfPieces: headsAfterAnArrow)
             .explanation
     }
+
+    /// The head of each shaft in two pieces that a stroke joining an arrow of two is read
+    /// with, in turn: the new stroke (the arrow's strokes the pieces), then the arrow's
+    /// second stroke (its first and the new stroke the pieces), then its first.
+    private static let headsAfterAnArrow = [2, 1, 0]
 
     /// The readings of three strokes: each the shaft in turn, the other two joined into its
     /// head (`TwoStrokeArrow.joinedHead`); and when none of those is an arrow, two joined into
