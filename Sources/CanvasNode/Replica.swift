@@ -37,7 +37,7 @@ public struct Replica: Sendable {
     /// Strokes begun here and not ended yet (`LocalAction.begin`), drawn while the pen moves.
     public private(set) var liveStrokes: Set<StrokeID> = []
     /// The last strokes drawn here with recognition on (at most three, the earlier first),
-    /// each left as drawn or recognised as a line, or the two that made an arrow, with nothing
+    /// each left as drawn or recognised as a line, or the two or three that made an arrow, with nothing
     /// else done here since: the next stroke to end here (a `draw`, or the `end` of a live
     /// stroke, whenever it began) may make an arrow or a closed shape with them
     /// (`ShapeRecognizer.recognize(_:after:madeAnArrow:)`).
@@ -191,7 +191,7 @@ public struct Replica: Sendable {
                     drawnPoints: drawn.points, shown: part.shown, shownPointCount: shown.points.count),
                 at: 0)
         }
-        // The two strokes of an arrow both show as it: the loop above keeps both or neither, and
+        // The strokes of an arrow all show as it: the loop above keeps all or none, and
         // `recognize` reads a stroke after fewer than two of an arrow's alone.
         let reading = ShapeRecognizer.recognize(
             points, after: previous.map(\.drawnPoints), madeAnArrow: before.madeAnArrow)

@@ -165,7 +165,8 @@ struct ActionCommandTests {
     /// `canvas recognize --three-strokes`: a shaft and its two barbs drawn apart print the
     /// arrow they make (with --explain, which stroke was read as the shaft); a line of two
     /// strokes is an error naming the field; `--two-strokes` with it is refused. With
-    /// `--after-arrow`, a third stroke joins the arrow the first two made (an elbow's first run).
+    /// `--after-arrow`, a third stroke joins the arrow the first two made (an elbow's first run);
+    /// with `--four-strokes` too, a fourth the arrow the first three made (a closed head's base).
     @Test func recognizeReadsThreeStrokesAsOneArrow() throws {
         let arrow = #"{"strokes":[[[0,0],[50,1],[100,0],[150,1],[200,0]],[[170,25],[185,12],[202,0]],"#
             + #"[[202,0],[185,-12],[170,-25]]]}"#
@@ -193,18 +194,38 @@ struct ActionCommandTests {
         let elbow = #"{"strokes":[[[0,0],[50,1],[100,0],[150,1],[200,0]],[[170,25],[185,12],[202,0],[185,-12],"#
             + #"[170,-25]],[[0,-150],[1,-100],[0,-50],[1,-4]]]}"#
         let after = try CanvasCommand.run(["recognize", "--three-strokes", "--after-arrow", "--explain"], input: elbow)
-        let joined = try #require(
-            JSONSerialization.jsonObject(with: Data(after.standardOutput.utf8)) as? [String: Any])
-        #expect(joined["shape"] as? String == "elbow_arrow", "\(after.standardOutput)")
-        let joinedReadings = try #require(joined["explain"] as? [[String: Any]])
-        let joinedChosen = joinedReadings.first { $0["verdict"] as? String == "chosen" }?["fitted_to"] as? String
+        let joined = try Self.chosenReading(in: after.standardOutput)
+        #expect(joined.shape == "elbow_arrow", "\(after.standardOutput)")
         #expect(
-            joinedChosen?.hasPrefix("the first and third strokes joined as the shaft") == true, "\(joinedReadings)")
+            joined.fittedTo?.hasPrefix("the first and third strokes joined as the shaft") == true,
+            "\(after.standardOutput)")
         let alone = try CanvasCommand.run(["recognize", "--three-strokes"], input: elbow)
         #expect(alone.standardOutput.hasPrefix(#"{"shape":"none""#), "\(alone.standardOutput)")
         let afterAlone = try CanvasCommand.run(["recognize", "--after-arrow"], input: arrow + "\n")
         #expect(afterAlone.status != 0)
-        #expect(afterAlone.standardError.contains("--after-arrow reads three strokes: add --three-strokes"))
+        #expect(afterAlone.standardError.contains("--after-arrow reads three or four strokes: add --three-strokes"))
+        // With --four-strokes too, the base across the barbs' ends joins the arrow the shaft and
+        // the two barbs made, closing its head.
+        let closed = String(arrow.dropLast(2)) + #",[[170,25],[170,0],[170,-25]]]}"#
+        let four = try CanvasCommand.run(["recognize", "--four-strokes", "--after-arrow", "--explain"], input: closed)
+        let fourJoined = try Self.chosenReading(in: four.standardOutput)
+        #expect(fourJoined.shape == "arrow", "\(four.standardOutput)")
+        #expect(
+            fourJoined.fittedTo
+                == "the arrow the first three strokes make, the fourth joined to its head, a closed head",
+            "\(four.standardOutput)")
+        let fourAlone = try CanvasCommand.run(["recognize", "--four-strokes"], input: closed + "\n")
+        #expect(fourAlone.status != 0)
+        #expect(fourAlone.standardError.contains("--four-strokes reads a stroke joining an arrow of three"))
+    }
+
+    /// The shape `canvas recognize --explain` printed on its one line of `output`, and what the
+    /// chosen reading was fitted to.
+    static func chosenReading(in output: String) throws -> (shape: String?, fittedTo: String?) {
+        let object = try #require(JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        let readings = try #require(object["explain"] as? [[String: Any]])
+        let chosen = readings.first { $0["verdict"] as? String == "chosen" }
+        return (object["shape"] as? String, chosen?["fitted_to"] as? String)
     }
 
     /// `canvas recognize --joined`: a box drawn as two L's prints the rectangle they make

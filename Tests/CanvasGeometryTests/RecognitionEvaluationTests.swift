@@ -872,35 +872,40 @@ struct RecognitionEvaluationTests {
 
     /// Strokes drawn one after the other (with recognition on, one pen) read as a node reads
     /// them (`ShapeRecognizer.recognizeInARow`): the arrow a stroke makes with the one
-    /// before it (`pairs[k]`: strokes k and k + 1) and with the two before it (`threes[k]`:
-    /// strokes k to k + 2), `.none` where it makes no arrow of those strokes. (Until
-    /// 2026-11-29, twenty-sixth session, each run was read afresh, as if no earlier shape
-    /// had taken a stroke of it: a shaft drawn in two pieces then counted a box's last stroke
-    /// that the box had taken, 13 runs against the node's 3.)
-    static func arrowsOfStrokesInARow(_ strokes: [[Point]]) -> (pairs: [ShapeKind], threes: [ShapeKind]) {
+    /// before it (`pairs[k]`: strokes k and k + 1), with the two before it (`threes[k]`:
+    /// strokes k to k + 2) and with the three before it (`fours[k]`: strokes k to k + 3, an
+    /// arrow of three joined by a fourth), `.none` where it makes no arrow of those strokes.
+    /// (Until 2026-11-29, twenty-sixth session, each run was read afresh, as if no earlier
+    /// shape had taken a stroke of it: a shaft drawn in two pieces then counted a box's last
+    /// stroke that the box had taken, 13 runs against the node's 3.)
+    static func arrowsOfStrokesInARow(
+        _ strokes: [[Point]]
+    ) -> (pairs: [ShapeKind], threes: [ShapeKind], fours: [ShapeKind]) {
         let read = ShapeRecognizer.recognizeInARow(strokes)
-        func arrow(at index: Int, joining joins: Int) -> ShapeKind {
-            read[index].joins == joins && [.arrow, .elbowArrow].contains(read[index].shape.kind)
-                ? read[index].shape.kind : .none
+        func arrows(joining joins: Int) -> [ShapeKind] {
+            strokes.indices.dropFirst(joins).map { index in
+                read[index].joins == joins && [.arrow, .elbowArrow].contains(read[index].shape.kind)
+                    ? read[index].shape.kind : .none
+            }
         }
-        let pairs = strokes.indices.dropFirst().map { arrow(at: $0, joining: 1) }
-        let threes = strokes.indices.dropFirst(2).map { arrow(at: $0, joining: 2) }
-        return (pairs, threes)
+        return (arrows(joining: 1), arrows(joining: 2), arrows(joining: 3))
     }
 
     /// Every three strokes drawn one after the other in an MMG sample, read as a node reads
     /// them (`arrowsOfStrokesInARow`): no three strokes of a sample that is no arrowhead (letters,
     /// stars, null signs, asterisks, pitchforks) may make an arrow (none did, first measured
-    /// on 2026-11-29, twentieth session). The arrowheads drawn in three strokes (four) are
+    /// on 2026-11-29, twentieth session), nor four (an arrow of three joined by a fourth: none
+    /// did, 2026-11-30, twenty-eighth session). The arrowheads drawn in three strokes (four) are
     /// counted, not held to a share: two begin with a tap (a dot), and the shaft and head
     /// after it make the arrow as two strokes.
     @Test(.enabled(if: isDataPresent, "the gesture data sets are not in ../shared/data beside the repository"))
     func threeStrokesOfOtherSymbolsMakeNoArrow() throws {
-        var (arrowheads, made, triples) = (0, 0, 0)
+        var (arrowheads, made, triples, fours) = (0, 0, 0, 0)
         var falseRecognitions: [String] = []
         for gesture in try Self.gestures(in: "mmg-multistroke/mmg-dev.jsonl.gz") {
             guard let strokes = gesture.strokes, strokes.count > 2 else { continue }
-            for kind in Self.arrowsOfStrokesInARow(strokes.map(Self.points)).threes {
+            let read = Self.arrowsOfStrokesInARow(strokes.map(Self.points))
+            for kind in read.threes {
                 if gesture.label == "arrowhead" {
                     guard strokes.count == 3 else { continue }
                     arrowheads += 1
@@ -913,10 +918,19 @@ struct RecognitionEvaluationTests {
                     }
                 }
             }
+            for kind in read.fours where gesture.label != "arrowhead" {
+                fours += 1
+                if kind != .none {
+                    falseRecognitions.append(
+                        "\(gesture.label) (MMG \(gesture.subject), \(gesture.speed)), four strokes, as "
+                            + kind.rawValue)
+                }
+            }
         }
         print(
             "MMG arrowheads drawn in three strokes made one arrow: \(made) of \(arrowheads); other samples' three "
-                + "strokes in a row that made an arrow: \(falseRecognitions.count) of \(triples)")
+                + "strokes in a row, and four, that made an arrow: \(falseRecognitions.count) of \(triples) and "
+                + "\(fours)")
         for description in falseRecognitions { print("- \(description)") }
         #expect(triples > 1_000, "three strokes in a row: \(triples)")
         #expect(falseRecognitions.isEmpty, "\(falseRecognitions)")
@@ -1036,7 +1050,8 @@ struct RecognitionEvaluationTests {
     /// after the other in them (hexagons and octagons drawn side by side, triangles as a "^"
     /// and a base, squares, stars, squiggles) must make none (none of the 228 did, first
     /// measured on 2026-11-29, nineteenth session), and every three as a node reads them
-    /// (`arrowsOfStrokesInARow`: none of the 125 did, twentieth session).
+    /// (`arrowsOfStrokesInARow`: none of the 125 did, twentieth session), and every four (an
+    /// arrow of three joined by a fourth: none did, twenty-eighth session).
     @Test(.enabled(if: isQuickDrawPresent, "CANVAS_QUICKDRAW does not name the converted Quick, Draw! drawings"))
     func quickDrawStrokesDrawnOneAfterAnotherMakeNoArrow() throws {
         let drawings = try Self.records(DrawnShape.self, inJSONLines: Self.quickDrawFile!)
@@ -1049,16 +1064,19 @@ struct RecognitionEvaluationTests {
                 if shape.kind != .none { arrows.append("\(drawing.label) as \(shape.kind.rawValue)") }
             }
         }
-        var triples = 0
+        var (triples, fours) = (0, 0)
         for drawing in drawings where drawing.strokes.count > 2 {
-            for kind in Self.arrowsOfStrokesInARow(drawing.strokes.map(Self.points)).threes {
-                triples += 1
-                if kind != .none { arrows.append("\(drawing.label), three strokes, as \(kind.rawValue)") }
+            let read = Self.arrowsOfStrokesInARow(drawing.strokes.map(Self.points))
+            for (count, kinds) in [(3, read.threes), (4, read.fours)] {
+                for kind in kinds {
+                    if count == 3 { triples += 1 } else { fours += 1 }
+                    if kind != .none { arrows.append("\(drawing.label), \(count) strokes, as \(kind.rawValue)") }
+                }
             }
         }
         print(
-            "Quick, Draw!: of \(pairs) pairs and \(triples) threes of strokes drawn one after the other, "
-                + "\(arrows.count) made an arrow")
+            "Quick, Draw!: of \(pairs) pairs, \(triples) threes and \(fours) fours of strokes drawn one after the "
+                + "other, \(arrows.count) made an arrow")
         #expect(pairs > 200, "the drawings of several strokes: \(pairs) pairs")
         #expect(triples > 100, "the drawings of three strokes or more: \(triples) threes")
         #expect(arrows.isEmpty, "\(arrows)")

@@ -495,26 +495,60 @@ import Testing
         var replica = Replica(author: "me")
         #expect(Self.edited(Self.draw(Self.shaft, recognize: true), on: &replica).shape == .line)
         #expect(Self.edited(Self.draw(Self.head, recognize: true), on: &replica).shape == .arrow)
+        Self.expectBaseJoinsTheArrow(
+            on: &replica, deleting: ["me_4", "me_5"], adding: "me_6", undoneTo: [2, Self.head.count])
+    }
+
+    /// Draws the base across the ends of `head`'s barbs (recognition on) on `replica`, whose
+    /// last strokes made an arrow with that head, and expects the base to join it: `deleting` erased (the arrow
+    /// once, and the base), the arrow `adding` alone shown, from the shaft's tail to the head's
+    /// point; one undo brings back the arrow before (once) and the base as drawn, the next
+    /// takes the base away, the next leaves strokes of `undoneTo` points.
+    static func expectBaseJoinsTheArrow(
+        on replica: inout Replica, deleting: [String], adding: String, undoneTo: [Int],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let base = (0...6).map { Point(x: 160, y: -30 + Double($0) * 10) }
         let edit = Self.edited(Self.draw(base, recognize: true), on: &replica)
-        #expect(edit.shape == .arrow)
-        #expect(Self.deletedStrokes(edit) == ["me_4", "me_5"], "the arrow of two, once, and the base")
+        #expect(edit.shape == .arrow, sourceLocation: sourceLocation)
+        #expect(Self.deletedStrokes(edit) == deleting, "the arrow, once, and the base", sourceLocation: sourceLocation)
         let arrow = Self.visiblePoints(replica)
-        #expect(arrow.keys.map(\.rawValue) == ["me_6"], "the arrow alone shows: \(arrow.keys)")
-        let points = arrow[StrokeID("me_6")] ?? []
-        #expect(points.count == 5, "tail, tip, barb, tip, barb: \(points)")
+        #expect(
+            arrow.keys.map(\.rawValue) == [adding], "the arrow alone: \(arrow.keys)", sourceLocation: sourceLocation)
+        let points = arrow[StrokeID(adding)] ?? []
+        #expect(points.count == 5, "tail, tip, barb, tip, barb: \(points)", sourceLocation: sourceLocation)
         for (index, drawn) in [(0, Point(x: 0, y: 0)), (1, Point(x: 203, y: 0))] {
-            #expect(points.count > index && points[index].distance(to: drawn) < 3, "point \(index): \(points)")
+            #expect(
+                points.count > index && points[index].distance(to: drawn) < 3, "point \(index): \(points)",
+                sourceLocation: sourceLocation)
         }
-        for (step, expected) in [[5, base.count], [5], [2, Self.head.count]].enumerated() {
+        for (step, expected) in [[5, base.count], [5], undoneTo].enumerated() {
             let undone = Self.perform(.undo, on: &replica)
             let shown = Self.visiblePoints(replica).values.map(\.count).sorted()
-            #expect(shown == expected.sorted(), "after undo: \(shown)")
+            #expect(shown == expected.sorted(), "after undo \(step + 1): \(shown)", sourceLocation: sourceLocation)
             if step == 0 {
                 let added = undone.filter { if case .add = $0 { true } else { false } }
-                #expect(added.count == 2, "the arrow of two brought back once, and the base: \(undone)")
+                #expect(
+                    added.count == 2, "the arrow brought back once, and the base: \(undone)",
+                    sourceLocation: sourceLocation)
             }
         }
+    }
+
+    /// A head drawn as two barbs after the shaft (each barb a line on its own; the three make
+    /// an arrow), then the base across the barbs' ends (recognition on): the base joins the
+    /// arrow of three, in its place: the arrow erased once (its three strokes show as it) and
+    /// the base, one arrow added. One undo brings back the arrow of three (once) and the base
+    /// as drawn, the next takes the base away, the next brings back the shaft's and the first
+    /// barb's lines and the second barb as drawn.
+    @Test func aBaseDrawnAfterAnArrowOfThreeJoinsIt() {
+        var replica = Replica(author: "me")
+        #expect(Self.edited(Self.draw(Self.shaft, recognize: true), on: &replica).shape == .line)
+        #expect(Self.edited(Self.draw(Array(Self.head.prefix(4)), recognize: true), on: &replica).shape == .line)
+        let three = Self.edited(Self.draw(Array(Self.head.suffix(4)), recognize: true), on: &replica)
+        #expect(three.shape == .arrow)
+        #expect(Self.deletedStrokes(three) == ["me_2", "me_4", "me_5"], "the shaft's and a barb's lines, the barb")
+        Self.expectBaseJoinsTheArrow(on: &replica, deleting: ["me_6", "me_7"], adding: "me_8", undoneTo: [2, 2, 4])
     }
 
     /// A stroke after an arrow of two joins it only as the next stroke with the same pen,

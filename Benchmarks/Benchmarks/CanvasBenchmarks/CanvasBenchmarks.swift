@@ -117,6 +117,17 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // A fourth stroke read as a node reads one drawn right after three that made an arrow: the
+    // shaft and barbs above, then a 25-point base across the barbs' ends, closing the head
+    // (`ShapeRecognizer.recognizeArrow(madeOf:_:_:joining:)`: the three read again as the
+    // arrow they made, then the base joined to its head).
+    let base = wobblyPolyline(through: [(360, -30), (360, 30)], count: 25, wobble: arrowStrokeWobble)
+    Benchmark("recognition: four strokes, a base joining an arrow of three") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(ShapeRecognizer.recognizeArrow(madeOf: shaft, barbs.0, barbs.1, joining: base))
+        }
+    }
+
     // A LAN datagram of the largest payload (1,200 bytes) with a room key (issue 16): sealed
     // and opened (ChaCha20-Poly1305), against the HMAC-SHA-256 tag and its check that
     // datagrams carried before.
@@ -309,13 +320,16 @@ func wobblyPolyline(through waypoints: [(Double, Double)], count: Int, wobble: (
     }
 }
 
+/// The wobble of the strokes of arrows drawn in several strokes: the recognition strokes'
+/// kind, half as deep.
+func arrowStrokeWobble(_ k: Int) -> Double { 1.5 * sin(Double(k) * 0.7) + sin(Double(k) * 1.9 + 1) }
+
 /// The strokes of the two-stroke arrow benchmarks: a shaft of 150 points and a head of 50
 /// points at its end, each with a deterministic wobble of the recognition strokes' kind,
 /// half as deep.
 func twoStrokeArrows() -> [(String, [Point], [Point])] {
-    func wobble(_ k: Int) -> Double { 1.5 * sin(Double(k) * 0.7) + sin(Double(k) * 1.9 + 1) }
     func stroke(_ waypoints: [(Double, Double)], count: Int) -> [Point] {
-        wobblyPolyline(through: waypoints, count: count, wobble: wobble)
+        wobblyPolyline(through: waypoints, count: count, wobble: arrowStrokeWobble)
     }
     return [
         ("a shaft and a head", stroke([(0, 0), (400, 0)], count: 150),

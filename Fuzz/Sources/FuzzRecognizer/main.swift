@@ -14,9 +14,11 @@ import FuzzDriver
 /// decides as `explain` says, though it stops matching as soon as a shape cannot win. The
 /// same points split in two strokes (where the last byte says), and the second again in two
 /// (where the byte before it says), make an arrow of two strokes and of three (straight, or
-/// an elbow arrow with square bends) or none, as `explainArrow` says, with finite points;
-/// the three joined make a closed shape (no triangle) or none, as `explainClosedShape` says,
-/// and read one after the other each joins no more strokes than came before it.
+/// an elbow arrow with square bends) or none, as `explainArrow` says, with finite points, and
+/// so does the last joining the arrow the first made of the three before it, the first split
+/// again (where the byte before those says); the three joined make a closed shape (no
+/// triangle) or none, as `explainClosedShape` says, and the four read one after the other
+/// each join no more strokes than came before them.
 func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data, size >= 1 else { return 0 }
     let scales: [Double] = [1, 1.0 / 64, 1e-300, 1e-160, 1e6, 1e150, 1e300, 3.7]
@@ -72,6 +74,14 @@ func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         ShapeRecognizer.recognizeArrow(madeOf: first, middle, joining: last),
         explained: ShapeRecognizer.explainArrow(madeOf: first, middle, joining: last).shape,
         of: "a stroke joining an arrow of two")
+    // The first stroke split again where the byte before those says: a fourth stroke read
+    // after three that made an arrow.
+    let firstSplit = Int(data[max(0, size - 3)]) % (first.count + 1)
+    let (start, rest) = (Array(first[..<firstSplit]), Array(first[firstSplit...]))
+    checkArrow(
+        ShapeRecognizer.recognizeArrow(madeOf: start, rest, middle, joining: last),
+        explained: ShapeRecognizer.explainArrow(madeOf: start, rest, middle, joining: last).shape,
+        of: "a stroke joining an arrow of three")
     // The three strokes joined into a closed shape, and read one after the other as a node
     // reads them: each reading joins no more strokes than were drawn before it.
     let strokes = [first, middle, last]
@@ -90,10 +100,10 @@ func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard closedPoints, joined.points.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else {
         fatalError("three strokes joined made a \(joined.kind) of \(joined.points)")
     }
-    for (index, reading) in ShapeRecognizer.recognizeInARow(strokes).enumerated() {
+    for (index, reading) in ShapeRecognizer.recognizeInARow([start, rest, middle, last]).enumerated() {
         guard reading.joins <= index, reading.joins == 0 || reading.shape.kind != .none,
             reading.shape.points.allSatisfy({ $0.x.isFinite && $0.y.isFinite })
-        else { fatalError("stroke \(index + 1) of three read in a row: \(reading)") }
+        else { fatalError("stroke \(index + 1) of four read in a row: \(reading)") }
     }
     return 0
 }

@@ -194,6 +194,23 @@ let arrowSession = [
     drawnWithRecognition(arrowHead.map { ($0.0, $0.1 + 300) }),
     drawnWithRecognition(polyline([(0, 150), (0, 298)], steps: 30)),
 ].joined(separator: "\n")
+// A third draws arrows of four strokes: a shaft and two barbs drawn apart (an arrow of
+// three), then the base across the barbs' ends, which joins it, undone and redone; then an
+// elbow's first run, its last run and two barbs, the first run joining the arrow the others
+// make.
+/// `points` moved down by `dy`.
+func moved(_ points: [(Double, Double)], down dy: Double) -> [(Double, Double)] { points.map { ($0.0, $0.1 + dy) } }
+let barbs = [polyline([(203, 0), (160, 30)], steps: 3), polyline([(160, -30), (203, 0)], steps: 3)]
+let fourStrokeSession = [
+    drawnWithRecognition(moved(wavyShaft, down: 600)), drawnWithRecognition(moved(barbs[0], down: 600)),
+    drawnWithRecognition(moved(barbs[1], down: 600)),
+    drawnWithRecognition(polyline([(160, 570), (160, 630)], steps: 6)),
+    #"{"action":"undo"}"#, #"{"action":"undo"}"#, #"{"action":"undo"}"#,
+    #"{"action":"redo"}"#, #"{"action":"redo"}"#, #"{"action":"redo"}"#,
+    drawnWithRecognition(polyline([(0, 750), (0, 898)], steps: 30)),
+    drawnWithRecognition(moved(wavyShaft, down: 900)), drawnWithRecognition(moved(barbs[0], down: 900)),
+    drawnWithRecognition(moved(barbs[1], down: 900)),
+].joined(separator: "\n")
 try write("FuzzLocalActions", [Array("""
     {"action":"draw","points":[[10,10],[40,10],[40,30],[10,30],[10,11]],"weight":2,"colour":[0,0,0],"recognize":true}
     {"action":"draw","points":[[0,0],[50,80],[100,0],[150,80]],"weight":3,"colour":[200,0,0],"recognize":false}
@@ -206,4 +223,4 @@ try write("FuzzLocalActions", [Array("""
     {"action":"redo"}
     {"action":"draw","points":[[300,300],[350,350]],"weight":1,"colour":[0,128,0],"recognize":true}
     {"action":"redo"}
-    """.utf8), Array(arrowSession.utf8)])
+    """.utf8), Array(arrowSession.utf8), Array(fourStrokeSession.utf8)])

@@ -22,6 +22,9 @@ extension ShapeRecognizer {
         /// closed (nil: not yet known), the other two joined into its shaft
         /// (`TwoStrokeArrow.joinedShaft`).
         case shaftInTwoPieces(head: Int, closedHead: Bool?)
+        /// An arrow of four strokes: the arrow three strokes made, the fourth joined to its head
+        /// (`toHead`) or to its shaft, its head open or closed (nil: not yet known).
+        case fourStrokes(toHead: Bool, closedHead: Bool?)
         /// A double arrow (`DoubleArrowFit`), its heads at the stroke's start and end open or
         /// closed, compared with the whole stroke or with it sampled `ElbowArrowFit.fineness`
         /// times as finely (small heads are a sample or two of the whole).
@@ -82,6 +85,9 @@ extension ShapeRecognizer {
                     "the first and third strokes joined as the shaft, the second as the head",
                     "the first two strokes joined as the shaft, the third as the head",
                 ][min(max(head, 0), 2)]
+                    + (closedHead.map { $0 ? ", a closed head" : ", an open head" } ?? "")
+            case .fourStrokes(let toHead, let closedHead):
+                "the arrow the first three strokes make, the fourth joined to its " + (toHead ? "head" : "shaft")
                     + (closedHead.map { $0 ? ", a closed head" : ", an open head" } ?? "")
             case .doubleArrow(let firstClosed, let lastClosed, let finelySampled):
                 (finelySampled ? FittedTo.ArrowReading.wholeFinelySampled : .whole).description

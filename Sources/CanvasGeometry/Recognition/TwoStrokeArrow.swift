@@ -580,6 +580,87 @@ extension ShapeRecognizer {
             .explanation
     }
 
+    /// The arrow that `stroke` makes with `first`, `second` and `third`, the strokes of an
+    /// arrow already made of them (`first` drawn first): the three taken as that arrow's shaft
+    /// and head, as `recognizeArrow(madeOf:_:joining:)` reads them (`arrowParts(ofThree:)`),
+    /// and `stroke` joined to the head (`TwoStrokeArrow.joinedHead`: a closed head's base drawn
+    /// after its sides, which were drawn apart) or else to the shaft
+    /// (`TwoStrokeArrow.joinedShaft`: an elbow connector's third run), the other part as it
+    /// was; `.none` when they make none. What a node makes of a stroke drawn after three that
+    /// made an arrow (`recognize(_:after:madeAnArrow:)`); no arrow takes a fifth
+    /// (`mostStrokesJoined`).
+    public static func recognizeArrow(
+        madeOf first: [Point], _ second: [Point], _ third: [Point], joining stroke: [Point]
+    ) -> RecognizedShape {
+        fourStrokeArrowReadings(joining: stroke, to: arrowParts(madeOf: [first, second, third]), decidingOnly: true)
+            .chosenShape
+    }
+
+    /// What `recognizeArrow(madeOf:_:_:joining:)` decides and why.
+    public static func explainArrow(
+        madeOf first: [Point], _ second: [Point], _ third: [Point], joining stroke: [Point]
+    ) -> RecognitionExplanation {
+        fourStrokeArrowReadings(joining: stroke, to: arrowParts(madeOf: [first, second, third]), decidingOnly: false)
+            .explanation
+    }
+
+    /// The readings of `stroke` joining `arrow`, the shaft and the head of an arrow of three
+    /// strokes (nil: the three make none): joined to its head, and when that is no arrow, to
+    /// its shaft.
+    static func fourStrokeArrowReadings(
+        joining stroke: [Point], to arrow: (shaft: [Point], head: [Point])?, decidingOnly: Bool
+    ) -> ArrowReadings {
+        var readings = ArrowReadings(decidingOnly: decidingOnly)
+        guard let (shaft, head) = arrow else {
+            if !decidingOnly { readings.refusals.append(("the first three strokes", "they make no arrow")) }
+            return readings
+        }
+        let toHead = TwoStrokeArrow.joinedHead(head, stroke, decidingOnly: decidingOnly).flatMap {
+            TwoStrokeArrow.read(shaft: shaft, head: $0, decidingOnly: decidingOnly)
+        }
+        readings.add(toHead) { .fourStrokes(toHead: true, closedHead: $0) }
+        if !readings.anyAccepted {
+            let toShaft = TwoStrokeArrow.joinedShaft(shaft, stroke, decidingOnly: decidingOnly).flatMap {
+                TwoStrokeArrow.read(shaft: $0, head: head, decidingOnly: decidingOnly)
+            }
+            readings.add(toShaft) { .fourStrokes(toHead: false, closedHead: $0) }
+        }
+        return readings
+    }
+
+    /// The shaft and the head of the arrow that three strokes made, read as
+    /// `recognizeArrow(madeOf:_:joining:)` reads them: it reads three strokes as
+    /// `recognizeArrow(drawnFirst:then:then:)` does, and only when that makes no arrow reads
+    /// them further, so the arrow of three a node made, either way, is read again as it was
+    /// made (`arrowParts(_:read:)`). Nil when they make no arrow.
+    static func arrowParts(madeOf strokes: [[Point]]) -> (shaft: [Point], head: [Point])? {
+        let readings = threeStrokeArrowReadings(strokes, decidingOnly: true, headsOfPieces: headsAfterAnArrow)
+        return arrowParts(strokes, read: readings)
+    }
+
+    /// The shaft and the head of the arrow that `readings` of the three `strokes` chose, each
+    /// as one stroke (two of them joined as that reading joined them); nil when they chose none.
+    static func arrowParts(_ strokes: [[Point]], read readings: ArrowReadings) -> (shaft: [Point], head: [Point])? {
+        guard let chosen = readings.chosen else { return nil }
+        /// The two strokes but `index`, in the order drawn.
+        func others(_ index: Int) -> (first: [Point], second: [Point]) {
+            let indices = strokes.indices.filter { $0 != index }
+            return (strokes[indices[0]], strokes[indices[1]])
+        }
+        switch readings.candidates[chosen].fittedTo {
+        case .threeStrokes(let shaft, _):
+            let (first, second) = others(shaft)
+            let head = try? TwoStrokeArrow.joinedHead(first, second, decidingOnly: true).get()
+            return head.map { (strokes[shaft], $0) }
+        case .shaftInTwoPieces(let head, _):
+            let (first, second) = others(head)
+            let shaft = try? TwoStrokeArrow.joinedShaft(first, second, decidingOnly: true).get()
+            return shaft.map { ($0, strokes[head]) }
+        default:
+            return nil
+        }
+    }
+
     /// The head of each shaft in two pieces that a stroke joining an arrow of two is read
     /// with, in turn: the new stroke (the arrow's strokes the pieces), then the arrow's
     /// second stroke (its first and the new stroke the pieces), then its first.
