@@ -121,10 +121,10 @@ let benchmarks: @Sendable () -> Void = {
     // shaft and barbs above, then a 25-point base across the barbs' ends, closing the head
     // (`ShapeRecognizer.recognizeArrow(madeOf:_:_:joining:)`: the three read again as the
     // arrow they made, then the base joined to its head).
-    let base = wobblyPolyline(through: [(360, -30), (360, 30)], count: 25, wobble: arrowStrokeWobble)
+    let closingBase = wobblyPolyline(through: [(360, -30), (360, 30)], count: 25, wobble: arrowStrokeWobble)
     Benchmark("recognition: four strokes, a base joining an arrow of three") { benchmark in
         for _ in benchmark.scaledIterations {
-            blackHole(ShapeRecognizer.recognizeArrow(madeOf: shaft, barbs.0, barbs.1, joining: base))
+            blackHole(ShapeRecognizer.recognizeArrow(madeOf: shaft, barbs.0, barbs.1, joining: closingBase))
         }
     }
 
