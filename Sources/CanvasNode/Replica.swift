@@ -191,8 +191,8 @@ public struct Replica: Sendable {
                     drawnPoints: drawn.points, shown: part.shown, shownPointCount: shown.points.count),
                 at: 0)
         }
-        // The strokes of an arrow all show as it: the loop above keeps all or none, and
-        // `recognize` reads a stroke after fewer than two of an arrow's alone.
+        // The strokes of an arrow all show as it: the loop above keeps all of them or none
+        // (`recognize` reads a stroke after fewer than two of an arrow's alone).
         let reading = ShapeRecognizer.recognize(
             points, after: previous.map(\.drawnPoints), madeAnArrow: before.madeAnArrow)
         let taken = Array(previous.suffix(reading.joins))

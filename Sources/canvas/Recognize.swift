@@ -28,10 +28,9 @@ struct Recognize: ParsableCommand {
             order, or a shaft drawn in two pieces (the first two) and its head; with --after-arrow \
             too, the first two are taken to have made an arrow already (as a node keeps them), and \
             the shape printed is the arrow the third makes with both in its place (a closed head's \
-            base, an elbow's first run drawn after the rest) or none; with --four-strokes and \
-            --after-arrow, four strokes, the first three taken to have made an arrow, and the \
-            shape printed the arrow the fourth makes with them (joined to its head or its shaft) or \
-            none. With --joined, each line \
+            base, an elbow's first run drawn after the rest) or none; with --four-strokes, four \
+            strokes, the first three taken to have made an arrow, and the shape printed the arrow \
+            the fourth makes with them (joined to its head or its shaft) or none. With --joined, each line \
             holds two to four strokes, and the shape printed is the closed shape they make joined \
             end to end in any order, or where one runs on across \
             the next (a box drawn as two L's, a circle as two arcs) or none. With --in-a-row, each \
@@ -58,7 +57,7 @@ struct Recognize: ParsableCommand {
     @Flag(help: "With --three-strokes: the first two taken to have made an arrow, which the third may join.")
     var afterArrow = false
 
-    @Flag(help: "With --after-arrow: read four strokes a line, the first three taken to have made an arrow.")
+    @Flag(help: "Read four strokes a line, the first three taken to have made an arrow, which the fourth may join.")
     var fourStrokes = false
 
     @Flag(help: "Read two to four strokes a line (\"strokes\") and print the closed shape they make joined.")
@@ -73,11 +72,10 @@ struct Recognize: ParsableCommand {
             ("--joined", joined), ("--in-a-row", inARow),
         ].filter(\.1).map(\.0)
         if modes.count > 1 { throw ValidationError("\(modes.joined(separator: " and ")) exclude each other") }
-        if afterArrow && !threeStrokes && !fourStrokes {
-            throw ValidationError("--after-arrow reads three or four strokes: add --three-strokes or --four-strokes")
-        }
-        if fourStrokes && !afterArrow {
-            throw ValidationError("--four-strokes reads a stroke joining an arrow of three: add --after-arrow")
+        if afterArrow && !threeStrokes {
+            throw ValidationError(
+                "--after-arrow reads three strokes: add --three-strokes (--four-strokes always reads a stroke after "
+                    + "an arrow)")
         }
         if inARow && explain {
             throw ValidationError(
@@ -134,13 +132,14 @@ struct Recognize: ParsableCommand {
                     shape = explanation?.shape ?? recognize(strokes[0], strokes[1], strokes[2])
                 } else if fourStrokes {
                     let strokes = try StrokeSample.strokesDrawnTogether(4, from: line)
-                    let (arrow, stroke) = (Array(strokes[..<3]), strokes[3])
                     explanation =
                         explain
-                        ? ShapeRecognizer.explainArrow(madeOf: arrow[0], arrow[1], arrow[2], joining: stroke) : nil
+                        ? ShapeRecognizer.explainArrow(madeOf: strokes[0], strokes[1], strokes[2], joining: strokes[3])
+                        : nil
                     shape =
                         explanation?.shape
-                        ?? ShapeRecognizer.recognizeArrow(madeOf: arrow[0], arrow[1], arrow[2], joining: stroke)
+                        ?? ShapeRecognizer.recognizeArrow(
+                            madeOf: strokes[0], strokes[1], strokes[2], joining: strokes[3])
                 } else {
                     let points = try StrokeSample.points(from: line)
                     explanation = explain ? ShapeRecognizer.explain(points) : nil

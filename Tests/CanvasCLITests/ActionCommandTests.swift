@@ -166,7 +166,7 @@ struct ActionCommandTests {
     /// arrow they make (with --explain, which stroke was read as the shaft); a line of two
     /// strokes is an error naming the field; `--two-strokes` with it is refused. With
     /// `--after-arrow`, a third stroke joins the arrow the first two made (an elbow's first run);
-    /// with `--four-strokes` too, a fourth the arrow the first three made (a closed head's base).
+    /// with `--four-strokes`, a fourth the arrow the first three made (a closed head's base).
     @Test func recognizeReadsThreeStrokesAsOneArrow() throws {
         let arrow = #"{"strokes":[[[0,0],[50,1],[100,0],[150,1],[200,0]],[[170,25],[185,12],[202,0]],"#
             + #"[[202,0],[185,-12],[170,-25]]]}"#
@@ -203,20 +203,21 @@ struct ActionCommandTests {
         #expect(alone.standardOutput.hasPrefix(#"{"shape":"none""#), "\(alone.standardOutput)")
         let afterAlone = try CanvasCommand.run(["recognize", "--after-arrow"], input: arrow + "\n")
         #expect(afterAlone.status != 0)
-        #expect(afterAlone.standardError.contains("--after-arrow reads three or four strokes: add --three-strokes"))
-        // With --four-strokes too, the base across the barbs' ends joins the arrow the shaft and
-        // the two barbs made, closing its head.
+        #expect(afterAlone.standardError.contains("--after-arrow reads three strokes: add --three-strokes"))
+        // With --four-strokes, the base across the barbs' ends joins the arrow the shaft and the
+        // two barbs made, closing its head; --after-arrow with it is refused (it says nothing
+        // more).
         let closed = String(arrow.dropLast(2)) + #",[[170,25],[170,0],[170,-25]]]}"#
-        let four = try CanvasCommand.run(["recognize", "--four-strokes", "--after-arrow", "--explain"], input: closed)
+        let four = try CanvasCommand.run(["recognize", "--four-strokes", "--explain"], input: closed)
         let fourJoined = try Self.chosenReading(in: four.standardOutput)
         #expect(fourJoined.shape == "arrow", "\(four.standardOutput)")
         #expect(
             fourJoined.fittedTo
                 == "the arrow the first three strokes make, the fourth joined to its head, a closed head",
             "\(four.standardOutput)")
-        let fourAlone = try CanvasCommand.run(["recognize", "--four-strokes"], input: closed + "\n")
-        #expect(fourAlone.status != 0)
-        #expect(fourAlone.standardError.contains("--four-strokes reads a stroke joining an arrow of three"))
+        let fourAfter = try CanvasCommand.run(["recognize", "--four-strokes", "--after-arrow"], input: closed + "\n")
+        #expect(fourAfter.status != 0)
+        #expect(fourAfter.standardError.contains("--four-strokes always reads a stroke after an arrow"))
     }
 
     /// The shape `canvas recognize --explain` printed on its one line of `output`, and what the

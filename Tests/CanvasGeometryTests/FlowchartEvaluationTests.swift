@@ -304,8 +304,8 @@ struct FlowchartEvaluationTests {
     /// arrow the first three made, and the most runs of four strokes of no one connector which
     /// may make one (first measured on 2026-11-30, twenty-eighth session, the readings designed
     /// on the even writers' connectors, the odd writers' reported apart: a stroke after an
-    /// arrow of three, 14 of 100, 9 of 50 even and 5 of 50 odd; and the stroke before one, 37,
-    /// 16 even and 21 odd; none false of 37,605).
+    /// arrow of three, 14 of 100, 9 of 50 even and 5 of 50 odd; with the stroke before one too,
+    /// 37, 16 even and 21 odd; none false of 37,605).
     static let fourStrokeFloors = (connectors: 0.36, falseRecognitions: 0)
 
     /// Every four strokes drawn one after the other in a chart, read as a node reads them

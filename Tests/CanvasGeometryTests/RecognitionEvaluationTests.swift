@@ -933,6 +933,7 @@ struct RecognitionEvaluationTests {
                 + "\(fours)")
         for description in falseRecognitions { print("- \(description)") }
         #expect(triples > 1_000, "three strokes in a row: \(triples)")
+        #expect(fours > 10, "four strokes in a row: \(fours)")
         #expect(falseRecognitions.isEmpty, "\(falseRecognitions)")
     }
 
@@ -1079,6 +1080,7 @@ struct RecognitionEvaluationTests {
                 + "other, \(arrows.count) made an arrow")
         #expect(pairs > 200, "the drawings of several strokes: \(pairs) pairs")
         #expect(triples > 100, "the drawings of three strokes or more: \(triples) threes")
+        #expect(fours > 50, "the drawings of four strokes or more: \(fours) fours")
         #expect(arrows.isEmpty, "\(arrows)")
     }
 

@@ -551,6 +551,31 @@ import Testing
         Self.expectBaseJoinsTheArrow(on: &replica, deleting: ["me_6", "me_7"], adding: "me_8", undoneTo: [2, 2, 4])
     }
 
+    /// An elbow connector's first run, then its last run, then its head as two barbs
+    /// (recognition on; each a line on its own but the last barb): the last run and the
+    /// barbs make an arrow of three as the second barb is drawn, and the first run, drawn
+    /// before them, joins it as its shaft's first piece: the four strokes as they showed
+    /// (three lines and the barb) erased, one elbow arrow added. One undo brings the four
+    /// back as they showed; a redo makes the elbow arrow again.
+    @Test func aFirstRunDrawnBeforeAnArrowOfThreeJoinsIt() {
+        var replica = Replica(author: "me")
+        let run = (0...30).map { Point(x: 0, y: -150 + Double($0) * 5) }
+        for stroke in [run, Self.shaft, Array(Self.head.prefix(4))] {
+            #expect(Self.edited(Self.draw(stroke, recognize: true), on: &replica).shape == .line)
+        }
+        let edit = Self.edited(Self.draw(Array(Self.head.suffix(4)), recognize: true), on: &replica)
+        #expect(edit.shape == .elbowArrow)
+        #expect(Self.deletedStrokes(edit) == ["me_2", "me_4", "me_6", "me_7"], "three lines and the barb")
+        let shown = Self.visiblePoints(replica)
+        #expect(shown.keys.map(\.rawValue) == ["me_8"], "the elbow arrow alone: \(shown.keys)")
+        #expect(shown.values.map(\.count) == [6], "tail, bend, tip, barb, tip, barb")
+        let joined = Self.drawing(replica)
+        Self.perform(.undo, on: &replica)
+        #expect(Self.visiblePoints(replica).values.map(\.count).sorted() == [2, 2, 2, 4], "the four as they showed")
+        Self.perform(.redo, on: &replica)
+        #expect(Self.drawing(replica) == joined, "the elbow arrow again")
+    }
+
     /// A stroke after an arrow of two joins it only as the next stroke with the same pen,
     /// nothing done between: not a base of another colour, nor after an undo or an erasure
     /// (each left a line beside the arrow, or beside its two strokes brought back); drawn

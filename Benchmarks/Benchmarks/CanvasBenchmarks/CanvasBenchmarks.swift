@@ -122,6 +122,9 @@ let benchmarks: @Sendable () -> Void = {
     // (`ShapeRecognizer.recognizeArrow(madeOf:_:_:joining:)`: the three read again as the
     // arrow they made, then the base joined to its head).
     let closingBase = wobblyPolyline(through: [(360, -30), (360, 30)], count: 25, wobble: arrowStrokeWobble)
+    precondition(
+        ShapeRecognizer.recognizeArrow(madeOf: shaft, barbs.0, barbs.1, joining: closingBase).kind == .arrow,
+        "the four-stroke benchmark's strokes make no arrow")
     Benchmark("recognition: four strokes, a base joining an arrow of three") { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(ShapeRecognizer.recognizeArrow(madeOf: shaft, barbs.0, barbs.1, joining: closingBase))

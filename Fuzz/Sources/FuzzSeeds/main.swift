@@ -183,6 +183,8 @@ func drawnWithRecognition(_ points: [(Double, Double)]) -> String {
     let list = points.map { "[\($0.0),\($0.1)]" }.joined(separator: ",")
     return #"{"action":"draw","points":["# + list + #"],"weight":2,"colour":[0,0,0],"recognize":true}"#
 }
+/// `points` moved down by `dy`.
+func moved(_ points: [(Double, Double)], down dy: Double) -> [(Double, Double)] { points.map { ($0.0, $0.1 + dy) } }
 let wavyShaft = polyline([(0, 0), (195, 0)], steps: 39).enumerated().map { ($1.0, $0 % 2 == 0 ? 0.4 : -0.4) }
 let arrowHead = polyline([(160, 30), (203, 0), (160, -30)], steps: 3)
 let arrowSession = [
@@ -190,16 +192,13 @@ let arrowSession = [
     drawnWithRecognition(polyline([(160, -30), (160, 30)], steps: 6)),
     #"{"action":"undo"}"#, #"{"action":"undo"}"#, #"{"action":"undo"}"#,
     #"{"action":"redo"}"#, #"{"action":"redo"}"#, #"{"action":"redo"}"#,
-    drawnWithRecognition(wavyShaft.map { ($0.0, $0.1 + 300) }),
-    drawnWithRecognition(arrowHead.map { ($0.0, $0.1 + 300) }),
+    drawnWithRecognition(moved(wavyShaft, down: 300)), drawnWithRecognition(moved(arrowHead, down: 300)),
     drawnWithRecognition(polyline([(0, 150), (0, 298)], steps: 30)),
 ].joined(separator: "\n")
 // A third draws arrows of four strokes: a shaft and two barbs drawn apart (an arrow of
 // three), then the base across the barbs' ends, which joins it, undone and redone; then an
 // elbow's first run, its last run and two barbs, the first run joining the arrow the others
 // make.
-/// `points` moved down by `dy`.
-func moved(_ points: [(Double, Double)], down dy: Double) -> [(Double, Double)] { points.map { ($0.0, $0.1 + dy) } }
 let barbs = [polyline([(203, 0), (160, 30)], steps: 3), polyline([(160, -30), (203, 0)], steps: 3)]
 let fourStrokeSession = [
     drawnWithRecognition(moved(wavyShaft, down: 600)), drawnWithRecognition(moved(barbs[0], down: 600)),

@@ -582,13 +582,13 @@ extension ShapeRecognizer {
 
     /// The arrow that `stroke` makes with `first`, `second` and `third`, the strokes of an
     /// arrow already made of them (`first` drawn first): the three taken as that arrow's shaft
-    /// and head, as `recognizeArrow(madeOf:_:joining:)` reads them (`arrowParts(ofThree:)`),
+    /// and head, as `recognizeArrow(madeOf:_:joining:)` reads them (`arrowParts(madeOf:)`),
     /// and `stroke` joined to the head (`TwoStrokeArrow.joinedHead`: a closed head's base drawn
     /// after its sides, which were drawn apart) or else to the shaft
-    /// (`TwoStrokeArrow.joinedShaft`: an elbow connector's third run), the other part as it
-    /// was; `.none` when they make none. What a node makes of a stroke drawn after three that
-    /// made an arrow (`recognize(_:after:madeAnArrow:)`); no arrow takes a fifth
-    /// (`mostStrokesJoined`).
+    /// (`TwoStrokeArrow.joinedShaft`: an elbow connector's first run, drawn last), the other
+    /// part as it was; `.none` when they make none. What a node makes of a stroke drawn after
+    /// three that made an arrow (`recognize(_:after:madeAnArrow:)`; `StrokesBefore` keeps no
+    /// stroke of an arrow of four, so that no arrow takes a fifth).
     public static func recognizeArrow(
         madeOf first: [Point], _ second: [Point], _ third: [Point], joining stroke: [Point]
     ) -> RecognizedShape {
