@@ -323,7 +323,10 @@ class PageInABrowser(unittest.TestCase):
 
         # 4e. A shaft, then its head's barbs each drawn as a stroke of its own: the shaft and
         # the first barb become lines, and the second barb makes one arrow of all three on
-        # both pages; one undo brings back the three as they showed.
+        # both pages; then the base across the barbs' ends joins that arrow as its closed
+        # head's third side: one arrow of the four strokes (drawn as any arrow, tail, tip and
+        # barbs, the base's ink gone). One undo brings back the arrow of three and the base as
+        # drawn, the next takes the base away, the next brings back the three as they showed.
         strokes_before = b.js(count)
         shapes_before = b.js(shape)
         a.drag(wobbly_line(150, 400, 260))
@@ -340,6 +343,18 @@ class PageInABrowser(unittest.TestCase):
         self.assertGreater(b.ink(387, 271, 4), 0, "its second barb")
         self.wait_converged("the arrow of three strokes")
         b.screenshot("4e-arrow-of-three-strokes")
+        a.drag(rough_polyline([(372, 282), (372, 238)]))
+        for page in (a, b):
+            page.wait(lambda page=page: page.js(shape) == shapes_before + 1 and page.js(count) == strokes_before + 1,
+                      f"one arrow of the four strokes on page {page.name}")
+        self.assertGreater(b.ink(387, 249, 4), 0, "the arrow's first barb")
+        b.wait(lambda: b.ink(372, 245, 3) == 0, "the base's ink gone from page B")
+        self.wait_converged("the arrow of four strokes")
+        b.screenshot("4e-arrow-of-four-strokes")
+        a.click("undo")
+        b.wait(lambda: b.js(count) == strokes_before + 2, "the arrow of three and the base back on page B")
+        a.click("undo")
+        b.wait(lambda: b.js(count) == strokes_before + 1, "the base taken away on page B")
         a.click("undo")
         b.wait(lambda: b.js(count) == strokes_before + 3, "the shaft and both barbs back on page B")
         self.wait_converged("undo of the arrow of three strokes")
