@@ -58,6 +58,8 @@ import Testing
         for (index, point) in drawn.enumerated() {
             #expect(points[index].distance(to: point) < 0.05 * size, "seed \(seed): point \(index) \(points)")
         }
+        // The base closes the head, which stays closed.
+        #expect(RecognitionTests.head(of: points)?.closed == !isElbow, "seed \(seed): \(points)")
         ThreeStrokeArrowTests.expectChosen(
             ShapeRecognizer.explainArrow(madeOf: strokes[0], strokes[1], strokes[2], joining: strokes[3]),
             read[3].shape,

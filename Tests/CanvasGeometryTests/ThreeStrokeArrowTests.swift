@@ -52,7 +52,7 @@ import Testing
     }
 
     /// A closed head drawn in two strokes (a "V" and the base across its ends, or one side
-    /// and then the other two), after the shaft: one arrow.
+    /// and then the other two), after the shaft: one arrow, its head closed.
     @Test func aClosedHeadDrawnInTwoStrokesMakesAnArrow() {
         var pen = SyntheticPen(seed: 17, jitter: 0.5)
         let shaft = pen.stroke(through: [Point(x: 0, y: 0), Point(x: 290, y: 0)], samples: 60)
@@ -67,6 +67,7 @@ import Testing
             let shape = ShapeRecognizer.recognizeArrow(drawnFirst: shaft, then: first, then: second)
             #expect(shape.kind == .arrow, "\(name)")
             #expect(shape.points.dropFirst().first.map { $0.distance(to: tip) < 6 } == true, "\(name): \(shape.points)")
+            #expect(RecognitionTests.head(of: shape.points)?.closed == true, "\(name): the head stays closed")
         }
     }
 

@@ -502,7 +502,7 @@ import Testing
     /// Draws the base across the ends of `head`'s barbs (recognition on) on `replica`, whose
     /// last strokes made an arrow with that head, and expects the base to join it: `deleting` erased (the arrow
     /// once, and the base), the arrow `adding` alone shown, from the shaft's tail to the head's
-    /// point; one undo brings back the arrow before (once) and the base as drawn, the next
+    /// point, its head closed; one undo brings back the arrow before (once) and the base as drawn, the next
     /// takes the base away, the next leaves strokes of `undoneTo` points.
     static func expectBaseJoinsTheArrow(
         on replica: inout Replica, deleting: [String], adding: String, undoneTo: [Int],
@@ -516,7 +516,10 @@ import Testing
         #expect(
             arrow.keys.map(\.rawValue) == [adding], "the arrow alone: \(arrow.keys)", sourceLocation: sourceLocation)
         let points = arrow[StrokeID(adding)] ?? []
-        #expect(points.count == 5, "tail, tip, barb, tip, barb: \(points)", sourceLocation: sourceLocation)
+        #expect(points.count == 5, "tail, tip, barb, barb, tip: \(points)", sourceLocation: sourceLocation)
+        #expect(
+            points.count == 5 && points[1] == points[4] && points[1] != points[3], "the head closed: \(points)",
+            sourceLocation: sourceLocation)
         for (index, drawn) in [(0, Point(x: 0, y: 0)), (1, Point(x: 203, y: 0))] {
             #expect(
                 points.count > index && points[index].distance(to: drawn) < 3, "point \(index): \(points)",

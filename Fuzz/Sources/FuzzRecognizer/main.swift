@@ -10,7 +10,8 @@ import FuzzDriver
 /// Recognition never crashes; its shape has finite points, as many as its kind has (none
 /// for no shape, a closed polygon of at least 32 sides for an ellipse, four equal sides for
 /// a diamond, opposite sides equal and parallel for a parallelogram, one or two right-angled
-/// bends and a head for an elbow arrow, a head at each end for a double arrow); and `recognize`
+/// bends and a head for an elbow arrow, a head at each end for a double arrow, each head open
+/// or closed); and `recognize`
 /// decides as `explain` says, though it stops matching as soon as a shape cannot win. The
 /// same points split in two strokes (where the last byte says), and the second again in two
 /// (where the byte before it says), make an arrow of two strokes and of three (straight, or
@@ -46,14 +47,14 @@ func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         case .rectangle: shape.points.count == 5 && isClosed
         case .diamond: shape.points.count == 5 && isClosed && hasEqualSides(shape.points)
         case .parallelogram: shape.points.count == 5 && isClosed && hasEqualOppositeSides(shape.points)
-        case .arrow: shape.points.count == 5
+        case .arrow: shape.points.count == 5 && hasHead(shape.points)
         case .elbowArrow:
-            (6...7).contains(shape.points.count)
-                && shape.points[shape.points.count - 4] == shape.points[shape.points.count - 2]
-                && hasSquareBends(shape.points.dropLast(3))
-        // Barb, tip, barb, tip, then tip, barb, tip, barb.
+            (6...7).contains(shape.points.count) && hasHead(shape.points) && hasSquareBends(shape.points.dropLast(3))
+        // Barb, tip, barb, tip (or tip, barb, barb, tip: closed), then tip, barb, tip, barb (or
+        // tip, barb, barb, tip).
         case .doubleArrow:
-            shape.points.count == 8 && shape.points[1] == shape.points[3] && shape.points[4] == shape.points[6]
+            shape.points.count == 8 && (shape.points[1] == shape.points[3] || shape.points[0] == shape.points[3])
+                && hasHead(shape.points)
         case .ellipse: shape.points.count >= 33 && isClosed
         }
     guard expected else { fatalError("a \(shape.kind) of \(shape.points.count) points: \(shape.points)") }
@@ -108,6 +109,13 @@ func fuzzRecognizer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     return 0
 }
 
+/// Whether `points` end in an arrow's head: tip, barb, tip, barb (open) or tip, barb, barb,
+/// tip (closed).
+func hasHead(_ points: [Point]) -> Bool {
+    let n = points.count
+    return n >= 4 && (points[n - 4] == points[n - 2] || points[n - 4] == points[n - 1])
+}
+
 /// Stops when `arrow`, what strokes drawn one after the other made, is not what `explained`
 /// says they made, or is no arrow of finite points (straight, or an elbow arrow with square
 /// bends) nor none.
@@ -118,11 +126,9 @@ func checkArrow(_ arrow: RecognizedShape, explained: RecognizedShape, of strokes
     let isArrow: Bool =
         switch arrow.kind {
         case .none: arrow.points.isEmpty
-        case .arrow: arrow.points.count == 5
+        case .arrow: arrow.points.count == 5 && hasHead(arrow.points)
         case .elbowArrow:
-            (6...7).contains(arrow.points.count)
-                && arrow.points[arrow.points.count - 4] == arrow.points[arrow.points.count - 2]
-                && hasSquareBends(arrow.points.dropLast(3))
+            (6...7).contains(arrow.points.count) && hasHead(arrow.points) && hasSquareBends(arrow.points.dropLast(3))
         default: false
         }
     guard isArrow, arrow.points.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else {

@@ -395,7 +395,8 @@ struct ArrowFit {
 
     /// The arrow made straight and symmetric: the shaft from tail to tip, and two barbs of
     /// the drawn barbs' mean length at their mean angle from `axis`, either side of the
-    /// shaft, as the polyline tail, tip, barb, tip, barb.
+    /// shaft, as the polyline tail, tip, barb, tip, barb; a closed head (`hasClosedHead`)
+    /// stays closed: tail, tip, barb, barb, tip (`RecognizedShape.closingHead`).
     /// Lengths are taken by `hypot`, which does not overflow where their squares would (a
     /// shaft over about 10¹⁵⁴ long: its barbs were not finite, found by FuzzRecognizer).
     var symmetricPolyline: [Point] {
@@ -410,7 +411,8 @@ struct ArrowFit {
             let (c, s) = (cos(turn), sin(turn))
             return tip + Point(x: back.x * c - back.y * s, y: back.x * s + back.y * c) * length
         }
-        return [tail, tip, barb(side * angle), tip, barb(-side * angle)]
+        let open = [tail, tip, barb(side * angle), tip, barb(-side * angle)]
+        return hasClosedHead ? RecognizedShape.closingHead(of: open) : open
     }
 }
 

@@ -28,10 +28,13 @@ struct DoubleArrowFit {
 
     /// The arrow made straight and symmetric, each head as a one-headed arrow's
     /// (`ArrowFit.symmetricPolyline`): barb, tip, barb, tip at the start, then tip, barb,
-    /// tip, barb at the end.
+    /// tip, barb at the end; a closed head stays closed: tip, barb, barb, tip at the start,
+    /// or at the end.
     var symmetricPolyline: [Point] {
         let start = first.symmetricPolyline
-        return [start[2], start[1], start[4], start[1]] + last.symmetricPolyline.dropFirst()
+        let (tip, barbs) = (start[1], (start[2], start[first.hasClosedHead ? 3 : 4]))
+        let startHead = first.hasClosedHead ? [tip, barbs.0, barbs.1, tip] : [barbs.0, tip, barbs.1, tip]
+        return startHead + last.symmetricPolyline.dropFirst()
     }
 
     /// Why a stroke has no double arrow reading.

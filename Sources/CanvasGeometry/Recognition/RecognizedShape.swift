@@ -45,13 +45,29 @@ public struct RecognizedShape: Hashable, Sendable {
     /// as a closed polygon whose chords stray from the curve by at most a quarter of a
     /// pixel; an arrow as tail, tip, barb, tip, barb; an elbow arrow as tail, its one or
     /// two bends (right angles), tip, barb, tip, barb; a double arrow as barb, tip, barb,
-    /// tip, then tip, barb, tip, barb at the other end. Closed shapes start at the corner
-    /// nearest the stroke's start and follow the drawing direction. Empty for `.none`.
+    /// tip, then tip, barb, tip, barb at the other end. An arrow's head drawn closed (its
+    /// barbs' ends joined) stays closed: tip, barb, barb, tip (since 2026-11-30). Closed
+    /// shapes start at the corner nearest the stroke's start and follow the drawing
+    /// direction. Empty for `.none`.
     public var points: [Point]
 
     public init(kind: ShapeKind, points: [Point]) {
         self.kind = kind
         self.points = points
+    }
+
+    /// An arrow's or elbow arrow's polyline ending in an open head (tip, barb, tip, barb)
+    /// with that head closed: tip, barb, barb, tip, the stroke across the barbs' ends drawn.
+    static func closingHead(of polyline: [Point]) -> [Point] {
+        guard polyline.count >= 5 else { return polyline }
+        let n = polyline.count
+        return Array(polyline[..<(n - 2)]) + [polyline[n - 1], polyline[n - 4]]
+    }
+
+    /// This arrow or elbow arrow with its head closed (`closingHead(of:)`); another shape as it is.
+    func closingHead() -> RecognizedShape {
+        guard kind == .arrow || kind == .elbowArrow else { return self }
+        return RecognizedShape(kind: kind, points: Self.closingHead(of: points))
     }
 
     /// Not a shape.

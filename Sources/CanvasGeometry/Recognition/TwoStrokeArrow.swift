@@ -442,7 +442,7 @@ extension ShapeRecognizer {
     /// none. A straight shaft makes an `.arrow`, made straight and symmetric as one drawn in
     /// one stroke is (tail, tip, barb, tip, barb); a shaft bent at right angles once or
     /// twice an `.elbowArrow` (tail, bends, tip, barb, tip, barb), its bends made right
-    /// angles.
+    /// angles; a closed head stays closed (tip, barb, barb, tip).
     public static func recognizeArrow(drawnFirst first: [Point], then second: [Point]) -> RecognizedShape {
         twoStrokeArrowReadings(first, second, decidingOnly: true).chosenShape
     }
@@ -494,7 +494,7 @@ extension ShapeRecognizer {
                 for closed in [false, true] {
                     candidates.append(
                         Candidate(
-                            shape: arrow.shape,
+                            shape: closed ? arrow.shape.closingHead() : arrow.shape,
                             match: Candidate.match(
                                 arrow.headPoints, size: arrow.size, length: length, with: .arrow,
                                 sides: .each(arrow.headSides(closed: closed)), decidingOnly: decidingOnly,
