@@ -45,8 +45,9 @@ public struct RecognizedShape: Hashable, Sendable {
     /// as a closed polygon whose chords stray from the curve by at most a quarter of a
     /// pixel; an arrow as tail, tip, barb, tip, barb; an elbow arrow as tail, its one or
     /// two bends (right angles), tip, barb, tip, barb; a double arrow as barb, tip, barb,
-    /// tip, then tip, barb, tip, barb at the other end. An arrow's head drawn closed (its
-    /// barbs' ends joined) stays closed: tip, barb, barb, tip (since 2026-11-30). Closed
+    /// tip, then tip, barb, tip, barb at the other end. A head read closed (its barbs' ends
+    /// joined: the closed reading the closer) stays closed, an arrow's, an elbow arrow's or
+    /// either of a double arrow's: tip, barb, barb, tip (since 2026-11-30). Closed
     /// shapes start at the corner nearest the stroke's start and follow the drawing
     /// direction. Empty for `.none`.
     public var points: [Point]
@@ -57,10 +58,12 @@ public struct RecognizedShape: Hashable, Sendable {
     }
 
     /// An arrow's or elbow arrow's polyline ending in an open head (tip, barb, tip, barb)
-    /// with that head closed: tip, barb, barb, tip, the stroke across the barbs' ends drawn.
+    /// with that head closed: tip, barb, barb, tip, the stroke across the barbs' ends drawn;
+    /// any other polyline (a head closed already) as it is.
     static func closingHead(of polyline: [Point]) -> [Point] {
-        guard polyline.count >= 5 else { return polyline }
         let n = polyline.count
+        // Only an open head (its tip repeated two points on): a closed one is left as it is.
+        guard n >= 5, polyline[n - 4] == polyline[n - 2] else { return polyline }
         return Array(polyline[..<(n - 2)]) + [polyline[n - 1], polyline[n - 4]]
     }
 

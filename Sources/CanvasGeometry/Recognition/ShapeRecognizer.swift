@@ -29,8 +29,8 @@ public enum ShapeRecognizer {
     /// twice as closely (`polygonCloseness`), and a
     /// parallelogram never over another closed shape but a rectangle it follows the stroke
     /// more than twice as closely as (`Candidate.givesWay(to:)`). (An index, not the
-    /// candidate: two readings may give one shape, an arrow's open and closed heads, of
-    /// which only one may pass.)
+    /// candidate: two readings may give equal shapes, of which only one may pass, as an
+    /// arrow's open and closed heads did until a closed head stayed closed.)
     static func choice(among candidates: [Candidate]) -> Int? {
         var accepted = candidates.indices.filter { candidates[$0].isAccepted }
         if accepted.contains(where: { candidates[$0].shape.kind == .parallelogram }) {

@@ -122,7 +122,9 @@ struct TwoStrokeArrow {
     /// The arrow read, with the head's points (equally spaced) and the size of the two
     /// strokes together, which the head's match is measured against (as a one-stroke
     /// arrow's is against its own size), and the shape that replaces the two strokes: the
-    /// arrow made straight and symmetric, or the elbow arrow with its bends made right angles.
+    /// arrow made straight and symmetric, or the elbow arrow with its bends made right angles,
+    /// its head open (`ShapeRecognizer.ArrowReadings.add` closes it for a closed head's
+    /// reading).
     var fit: ArrowFit
     var headPoints: [Point]
     var size: Double
