@@ -325,10 +325,16 @@ class PageInABrowser(unittest.TestCase):
         # the first barb become lines, and the second barb makes one arrow of all three on
         # both pages; then the base across the barbs' ends joins that arrow as its closed
         # head's third side: one arrow of the four strokes, its head closed (tail, tip, barb,
-        # barb, tip: the base drawn straight across the barbs' ends). One undo brings back the arrow of three and the base as
-        # drawn, the next takes the base away, the next brings back the three as they showed.
+        # barb, tip: the base drawn straight across the barbs' ends). One undo brings back the
+        # arrow of three and the base as drawn, the next takes the base away, the next brings
+        # back the three as they showed.
         strokes_before = b.js(count)
         shapes_before = b.js(shape)
+
+        def one_arrow(page):
+            """Whether `page` shows one more shape than before, the arrow, in place of its strokes."""
+            return page.js(shape) == shapes_before + 1 and page.js(count) == strokes_before + 1
+
         a.drag(wobbly_line(150, 400, 260))
         a.drag(rough_polyline([(372, 238), (402, 260)]))
         for page in (a, b):
@@ -336,7 +342,7 @@ class PageInABrowser(unittest.TestCase):
                       f"the shaft and the first barb on page {page.name}")
         a.drag(rough_polyline([(402, 260), (372, 282)]))
         for page in (a, b):
-            page.wait(lambda page=page: page.js(shape) == shapes_before + 1 and page.js(count) == strokes_before + 1,
+            page.wait(lambda page=page: one_arrow(page),
                       f"one arrow of the shaft and the two barbs on page {page.name}")
         self.assertGreater(b.ink(280, 260, 4), 0, "the arrow's shaft")
         self.assertGreater(b.ink(387, 249, 4), 0, "its first barb")
@@ -347,8 +353,7 @@ class PageInABrowser(unittest.TestCase):
         # across the ends themselves, where the drawn base was not.)
         a.drag(rough_polyline([(367, 282), (367, 238)]))
         for page in (a, b):
-            page.wait(lambda page=page: page.js(shape) == shapes_before + 1 and page.js(count) == strokes_before + 1,
-                      f"one arrow of the four strokes on page {page.name}")
+            page.wait(lambda page=page: one_arrow(page), f"one arrow of the four strokes on page {page.name}")
         self.assertGreater(b.ink(387, 249, 4), 0, "the arrow's first barb")
         self.assertGreater(b.ink(373, 248, 2), 0, "its closed head's base, off the shaft")
         b.wait(lambda: b.ink(364, 248, 1) == 0, "the base as drawn gone from page B")

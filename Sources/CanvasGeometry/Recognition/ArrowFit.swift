@@ -393,13 +393,19 @@ struct ArrowFit {
         return !isShort((shaft + head.drawnFraction * headLength) / (shaft + headLength), of: minimumDrawn)
     }
 
-    /// The arrow made straight and symmetric: the shaft from tail to tip, and two barbs of
-    /// the drawn barbs' mean length at their mean angle from `axis`, either side of the
-    /// shaft, as the polyline tail, tip, barb, tip, barb; a closed head (`hasClosedHead`)
-    /// stays closed: tail, tip, barb, barb, tip (`RecognizedShape.closingHead`).
-    /// Lengths are taken by `hypot`, which does not overflow where their squares would (a
-    /// shaft over about 10¹⁵⁴ long: its barbs were not finite, found by FuzzRecognizer).
+    /// The arrow made straight and symmetric: the shaft from tail to tip, and its
+    /// `symmetricBarbs`, as the polyline tail, tip, barb, tip, barb; a closed head
+    /// (`hasClosedHead`) stays closed: tail, tip, barb, barb, tip.
     var symmetricPolyline: [Point] {
+        let barbs = symmetricBarbs
+        return hasClosedHead ? [tail, tip, barbs.0, barbs.1, tip] : [tail, tip, barbs.0, tip, barbs.1]
+    }
+
+    /// The ends of two barbs of the drawn barbs' mean length at their mean angle from `axis`,
+    /// either side of the shaft, the first on the first drawn barb's side. Lengths are taken
+    /// by `hypot`, which does not overflow where their squares would (a shaft over about
+    /// 10¹⁵⁴ long: its barbs were not finite, found by FuzzRecognizer).
+    var symmetricBarbs: (Point, Point) {
         let shaft = tail - tip
         let back = shaft / hypot(shaft.x, shaft.y)
         let arms = [barbs.0 - tip, barbs.1 - tip]
@@ -411,8 +417,7 @@ struct ArrowFit {
             let (c, s) = (cos(turn), sin(turn))
             return tip + Point(x: back.x * c - back.y * s, y: back.x * s + back.y * c) * length
         }
-        let open = [tail, tip, barb(side * angle), tip, barb(-side * angle)]
-        return hasClosedHead ? RecognizedShape.closingHead(of: open) : open
+        return (barb(side * angle), barb(-side * angle))
     }
 }
 

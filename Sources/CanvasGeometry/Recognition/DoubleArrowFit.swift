@@ -31,8 +31,7 @@ struct DoubleArrowFit {
     /// tip, barb at the end; a closed head stays closed: tip, barb, barb, tip at the start,
     /// or at the end.
     var symmetricPolyline: [Point] {
-        let start = first.symmetricPolyline
-        let (tip, barbs) = (start[1], (start[2], start[first.hasClosedHead ? 3 : 4]))
+        let (tip, barbs) = (first.tip, first.symmetricBarbs)
         let startHead = first.hasClosedHead ? [tip, barbs.0, barbs.1, tip] : [barbs.0, tip, barbs.1, tip]
         return startHead + last.symmetricPolyline.dropFirst()
     }
